@@ -1,0 +1,40 @@
+/**
+ * Coded errors thrown at registration (bad options, a server module that
+ * would advertise what it cannot serve). Protocol errors sent to clients are
+ * `McpError` (see mcp-error.ts), not these.
+ */
+import createError from '@fastify/error'
+
+export const FST_MCP_INVALID_ERA = createError<'FST_MCP_INVALID_ERA', [string, string]>(
+  'FST_MCP_INVALID_ERA',
+  'Invalid era "%s": expected one of %s',
+  500,
+  TypeError
+)
+
+export const FST_MCP_INVALID_SERVER = createError<'FST_MCP_INVALID_SERVER', [string]>(
+  'FST_MCP_INVALID_SERVER',
+  'Invalid server module: %s',
+  500,
+  TypeError
+)
+
+export const FST_MCP_MISSING_HANDLER = createError<'FST_MCP_MISSING_HANDLER', [string, string]>(
+  'FST_MCP_MISSING_HANDLER',
+  'Capability "%s" is advertised but its handler "%s" is missing from the server module',
+  500
+)
+
+export const FST_MCP_INVALID_CAPABILITIES = createError<'FST_MCP_INVALID_CAPABILITIES', [string]>(
+  'FST_MCP_INVALID_CAPABILITIES',
+  'Invalid capabilities declared by the server module: %s',
+  500,
+  TypeError
+)
+
+export const FST_MCP_INVALID_OPTION = createError<'FST_MCP_INVALID_OPTION', [string, string]>(
+  'FST_MCP_INVALID_OPTION',
+  'Invalid option "%s": %s',
+  500,
+  TypeError
+)

@@ -1,0 +1,14 @@
+/** The public surface of fastify-mcp-capabilities. */
+import { mcpCapabilities } from './plugin.js'
+
+export { mcpCapabilities }
+export default mcpCapabilities
+export type { McpCapabilitiesOptions } from './plugin.js'
+
+export { buildCapabilities, TASKS_EXTENSION } from './capabilities.js'
+export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'
+export { McpError, ErrorCode } from './mcp-error.js'
+export type { Era, HandlerName } from './methods.js'
+export type { ServerModule, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './server-module.js'
+export { MODERN_VERSIONS, LEGACY_VERSIONS } from './versions.js'
+export * as errors from './errors.js'

@@ -1,0 +1,56 @@
+/**
+ * The server module contract: an object (or class instance) whose methods are
+ * MCP handlers, each called as `handler(params, ctx)`.
+ */
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import type { Era, HandlerName } from './methods.js'
+
+export type JsonObject = Record<string, unknown>
+
+/** Client identity as the request declared it (`clientInfo` / `_meta`). */
+export interface ClientInfo {
+  name: string
+  version: string
+  [key: string]: unknown
+}
+
+/** What a handler knows about the request it serves. */
+export interface HandlerContext {
+  /** The Fastify request carrying the JSON-RPC message. */
+  readonly request: FastifyRequest
+  readonly era: Era
+  readonly protocolVersion: string
+  /** The JSON-RPC method being served. */
+  readonly method: string
+  readonly clientInfo: ClientInfo | null
+  readonly clientCapabilities: JsonObject
+  /** The Fastify request logger (server-side logs, never sent to the client). */
+  readonly logger: FastifyBaseLogger
+  /** Fires when the client goes away before the answer is written. */
+  readonly signal: AbortSignal
+  /** Throws the protocol's "missing required client capability" error unless the client declared them all. */
+  requireClientCapabilities (...names: string[]): void
+}
+
+export type Handler<P extends JsonObject = JsonObject, R = unknown> =
+  (params: P, ctx: HandlerContext) => R | Promise<R>
+
+/**
+ * A capabilities declaration that replaces the derived base set. `false`
+ * (or an absent key) switches a capability off whatever handlers exist.
+ */
+export interface CapabilitiesDeclaration {
+  tools?: { listChanged?: boolean } | false
+  resources?: { listChanged?: boolean, subscribe?: boolean } | false
+  prompts?: { listChanged?: boolean } | false
+  completions?: JsonObject | false
+  logging?: JsonObject | false
+  experimental?: Record<string, JsonObject>
+  extensions?: Record<string, JsonObject>
+}
+
+export type ServerModule = {
+  [K in HandlerName]?: Handler<any, any>
+} & {
+  capabilities?: CapabilitiesDeclaration | ((context: { era: Era }) => CapabilitiesDeclaration)
+}
