@@ -7,6 +7,7 @@
  */
 import t from 'tap'
 import Fastify from 'fastify'
+import fastJson from 'fast-json-stringify'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import * as S from '../lib/schemas.js'
@@ -569,5 +570,12 @@ t.test('Fastify response serializer keeps every field', async (t) => {
     const res = await app.inject({ method: 'POST', url: `/r${i}` })
     t.equal(res.statusCode, status, `${label}: status`)
     t.same(JSON.parse(res.body), body, `${label}: body round-trips unchanged`)
+  }
+})
+
+t.test('fast-json-stringify on its own keeps every field', async (t) => {
+  for (const [label, schema, , body] of serializerCases) {
+    const stringify = fastJson(schema)
+    t.same(JSON.parse(stringify(body)), body, label)
   }
 })
