@@ -112,8 +112,8 @@ function checkServerInfo (value: unknown): Readonly<ServerInfo> {
     info.websiteUrl = w
   }
   if (icons !== undefined) {
-    if (!Array.isArray(icons) || !icons.every((i) => isObject(i) && typeof i.src === 'string')) {
-      throw new FST_MCP_INVALID_OPTION('serverInfo.icons', 'expected an array of { src, mimeType?, sizes?, theme? }')
+    if (!Array.isArray(icons) || !icons.every((i) => isObject(i) && typeof i.src === 'string' && URL.canParse(i.src))) {
+      throw new FST_MCP_INVALID_OPTION('serverInfo.icons', 'expected an array of { src (a URI), mimeType?, sizes?, theme? }')
     }
     info.icons = JSON.parse(JSON.stringify(icons)) as Icon[]
   }
