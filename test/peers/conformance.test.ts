@@ -1,15 +1,17 @@
 /**
  * The official conformance suite against the conformance example, started as
- * `npm run start:conformance` would start it (Node 20 + tsx, dual era, free
- * loopback port). The suite runs under Node 22 with the expected-failures
- * baseline: it exits 0 only when every failure is listed there and no listed
- * check passes (a stale entry fails the run too).
+ * `npm run start:conformance` would start it (Node 20 + tsx, free loopback
+ * port): every run against the dual-era deployment, and each requirement set
+ * again against the deployment serving only its era. The suite runs under
+ * Node 22 with the expected-failures baseline: it exits 0 only when every
+ * failure is listed there and no listed check passes (a stale entry fails the
+ * run too). The per-run pass counts are printed as TAP comments.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { startConformanceExample } from './example-process.js'
+import { type ExampleProcess, startConformanceExample } from './example-process.js'
 import { ensurePeers, REPO_DIR } from './node22.js'
 import { count, isExpected, isFailed, loadBaseline, loadRequirements, runSuite, type ScenarioResult } from './suite.js'
 
@@ -17,6 +19,7 @@ const BASELINE_FILE = join(REPO_DIR, 'test', 'peers', 'expected-failures.yaml')
 
 interface Run {
   name: string
+  era: 'legacy' | 'modern' | 'dual'
   args: string[]
   /** Scenarios whose results must all be present and judged. */
   scored: string[]
@@ -30,34 +33,47 @@ const r2025 = loadRequirements('2025-11-25')
 const r2026 = loadRequirements('2026-07-28')
 
 const runs: Run[] = [
-  { name: 'requirements 2025-11-25', args: ['--requirements', '2025-11-25'], ...r2025 },
-  { name: 'requirements 2026-07-28', args: ['--requirements', '2026-07-28'], ...r2026 },
-  { name: 'server-stateless', args: ['--scenario', 'server-stateless'], scored: ['server-stateless'], notScored: [] },
-  { name: 'http-header-validation', args: ['--scenario', 'http-header-validation'], scored: ['http-header-validation'], notScored: [] },
+  { name: 'requirements 2025-11-25', era: 'dual', args: ['--requirements', '2025-11-25'], ...r2025 },
+  { name: 'requirements 2026-07-28', era: 'dual', args: ['--requirements', '2026-07-28'], ...r2026 },
+  { name: 'server-stateless', era: 'dual', args: ['--scenario', 'server-stateless'], scored: ['server-stateless'], notScored: [] },
+  { name: 'http-header-validation', era: 'dual', args: ['--scenario', 'http-header-validation'], scored: ['http-header-validation'], notScored: [] },
   {
     name: 'dns-rebinding-protection at 2025-11-25',
+    era: 'dual',
     args: ['--scenario', 'dns-rebinding-protection', '--spec-version', '2025-11-25'],
     scored: ['dns-rebinding-protection'],
     notScored: []
   },
   {
     name: 'dns-rebinding-protection at 2026-07-28',
+    era: 'dual',
     args: ['--scenario', 'dns-rebinding-protection', '--spec-version', '2026-07-28'],
     scored: ['dns-rebinding-protection'],
     notScored: []
-  }
+  },
+  { name: 'requirements 2025-11-25 (legacy-only deployment)', era: 'legacy', args: ['--requirements', '2025-11-25'], ...r2025 },
+  { name: 'requirements 2026-07-28 (modern-only deployment)', era: 'modern', args: ['--requirements', '2026-07-28'], ...r2026 }
 ]
 
 t.ok(r2025.scored.includes('server-initialize') && r2026.scored.includes('server-stateless'), 'the requirement sets name the lifecycle scenarios')
 
-const example = await startConformanceExample('dual')
-t.teardown(example.close)
+const examples = new Map<Run['era'], ExampleProcess>()
+async function example (era: Run['era']): Promise<ExampleProcess> {
+  let started = examples.get(era)
+  if (started === undefined) {
+    started = await startConformanceExample(era)
+    examples.set(era, started)
+    t.teardown(started.close)
+  }
+  return started
+}
 const outputRoot = mkdtempSync(join(tmpdir(), 'mcp-conformance-'))
 t.teardown(() => rmSync(outputRoot, { recursive: true, force: true }))
 
 for (const [index, run] of runs.entries()) {
   await t.test(run.name, async (t) => {
-    const { code, output, results } = await runSuite(example.url, [...run.args, '--expected-failures', BASELINE_FILE], join(outputRoot, String(index)))
+    const { url } = await example(run.era)
+    const { code, output, results } = await runSuite(url, [...run.args, '--expected-failures', BASELINE_FILE], join(outputRoot, String(index)))
     const byName = new Map(results.map((r) => [r.scenario, r]))
 
     t.same(results.map((r) => r.scenario).sort(), [...run.scored, ...run.notScored].sort(), 'ran exactly the scenarios of the selection')
