@@ -92,7 +92,7 @@ function parse (raw: unknown): DiscoverResultParse {
       instructions: typeof instructions === 'string' ? instructions : null,
       ttlMs: ttl(read(raw, 'ttlMs')),
       cacheScope: read(raw, 'cacheScope') === 'public' ? 'public' : 'private',
-      serverInfo: serverInfo(read(meta, SERVER_INFO_META_KEY)),
+      serverInfo: parseImplementation(read(meta, SERVER_INFO_META_KEY)),
       meta,
       raw
     }
@@ -157,7 +157,11 @@ function ttl (value: unknown): number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value >= 0 ? value + 0 : 0
 }
 
-function serverInfo (value: unknown): ServerInfo | null {
+/**
+ * An MCP `Implementation` (server or client identity) read defensively: null
+ * unless `name` and `version` are strings; malformed optional fields dropped.
+ */
+export function parseImplementation (value: unknown): ServerInfo | null {
   if (!isObject(value)) return null
   const name = read(value, 'name')
   const version = read(value, 'version')
