@@ -56,7 +56,7 @@ t.test('SDK v2 server, modern only: a legacy initialize is what it refuses', asy
     body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } })
   })
   t.equal(res.status, 400)
-  t.equal((await res.json()).error.code, -32022)
+  t.equal(((await res.json()) as { error: { code: number } }).error.code, -32022)
 })
 
 t.test('SDK v1 server (stateless Streamable HTTP): legacy era via initialize', async t => {
