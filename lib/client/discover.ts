@@ -236,6 +236,7 @@ export function normalizeUrl (url: string | URL): string {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new TypeError(`discover: expected an http(s) URL, got ${parsed.protocol}`)
   }
+  parsed.hash = '' // never sent, so never part of an endpoint's identity
   return parsed.href
 }
 
