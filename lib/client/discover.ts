@@ -26,6 +26,7 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024
 export const DEFAULT_CLIENT_INFO = Object.freeze({ name: 'fastify-mcp-capabilities', version: '0.1.0' })
 
 const META = 'io.modelcontextprotocol/'
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 export interface DiscoverOptions {
   /** Request headers, e.g. `{ authorization: 'Bearer …' }`. Protocol headers are set by the client. */
@@ -104,12 +105,17 @@ export async function discover (url: string | URL, options: DiscoverOptions = {}
   const fetchFn = options.fetch ?? (globalThis.fetch as FetchLike | undefined)
   if (typeof fetchFn !== 'function') throw new TypeError('discover: no fetch available; pass options.fetch')
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS
-  if (!(timeoutMs > 0)) throw new TypeError('discover: timeoutMs must be a positive number')
+  // setTimeout fires at once for delays above 2^31 - 1 ms, so those are refused too
+  if (!(typeof timeoutMs === 'number' && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+    throw new TypeError(`discover: timeoutMs must be a number in (0, ${MAX_TIMER_MS}]`)
+  }
   const now = options.now ?? Date.now
+  // Built here so that a malformed header is the caller's TypeError, not a network error.
+  const headers = new Headers(options.headers)
 
   const { signal, timedOut, dispose } = deadline(timeoutMs, options.signal)
   try {
-    return await run(endpoint, fetchFn, signal, now, options)
+    return await run(endpoint, fetchFn, signal, now, headers, options)
   } catch (err) {
     if (err instanceof DiscoverError) throw err
     if (timedOut()) throw new DiscoverTimeoutError(endpoint, timeoutMs)
@@ -122,11 +128,10 @@ export async function discover (url: string | URL, options: DiscoverOptions = {}
   }
 }
 
-async function run (url: string, fetchFn: FetchLike, signal: AbortSignal, now: () => number, options: DiscoverOptions): Promise<Discovery> {
+async function run (url: string, fetchFn: FetchLike, signal: AbortSignal, now: () => number, userHeaders: Headers, options: DiscoverOptions): Promise<Discovery> {
   const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
   const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
   const clientCapabilities = options.clientCapabilities ?? {}
-  const userHeaders = new Headers(options.headers)
   let version = options.protocolVersion ?? LATEST_MODERN_VERSION
   let retried = false
 

@@ -420,5 +420,48 @@ t.test('bad arguments are caller errors', async t => {
   await t.rejects(discover('not a url', { fetch }), TypeError)
   await t.rejects(discover('ftp://example.com/mcp', { fetch }), TypeError)
   await t.rejects(discover(URL_, { fetch, timeoutMs: 0 }), TypeError)
+  await t.rejects(discover(URL_, { fetch, timeoutMs: Infinity }), TypeError)
+  await t.rejects(discover(URL_, { fetch, timeoutMs: NaN }), TypeError)
+  await t.rejects(discover(URL_, { fetch, headers: { 'bad header': 'x' } }), TypeError)
   t.equal(fetch.calls.length, 0)
+})
+
+t.test('property: whatever the probe gets back, discover resolves or rejects with a DiscoverError', async t => {
+  const { default: fc } = await import('fast-check')
+  const codes = fc.oneof(fc.constantFrom(-32022, -32020, -32021, -32602, -32601, -32600, -32700, -32000, -32603), fc.integer())
+  const body = fc.oneof(
+    fc.jsonValue(),
+    fc.record({ jsonrpc: fc.constant('2.0'), id: fc.constant('ID'), result: fc.oneof(fc.jsonValue(), fc.constant(discoverResult())) }),
+    fc.record({ jsonrpc: fc.constant('2.0'), id: fc.constantFrom('ID', null), error: fc.record({ code: codes, message: fc.string(), data: fc.oneof(fc.jsonValue(), fc.record({ supported: fc.array(fc.constantFrom('2026-07-28', '2025-11-25', '2025-06-18', 'x')), requested: fc.string() })) }) })
+  )
+  const answer = fc.record({
+    status: fc.oneof(fc.constantFrom(200, 202, 400, 401, 404, 405, 500), fc.integer({ min: 200, max: 599 })),
+    body,
+    type: fc.constantFrom('application/json', 'text/event-stream', 'text/html', null)
+  })
+  let modern = 0
+  let legacy = 0
+  await fc.assert(fc.asyncProperty(answer, async a => {
+    const fetch = fakeFetch(legacyServer(call => {
+      const text = JSON.stringify(a.body).replace('"ID"', JSON.stringify(call.body.id))
+      const payload = a.type === 'text/event-stream' ? `data: ${text}\n\n` : text
+      return new Response(a.status === 204 || a.status === 205 || a.status === 304 ? null : payload, { status: a.status, headers: a.type === null ? {} : { 'content-type': a.type } })
+    }))
+    try {
+      const found = await discover(URL_, { fetch, timeoutMs: 2000 })
+      if (found.era === 'modern') {
+        modern++
+        if (a.status < 200 || a.status > 299) throw new Error(`modern result on HTTP ${a.status}`)
+      } else {
+        legacy++
+        // Only an explicit -32022 offer of legacy versions is followed whatever the status.
+        if (a.status >= 500 && found.reason !== 'legacy-version-offered') throw new Error(`legacy fallback on HTTP ${a.status}`)
+        const code = (a.body as any)?.error?.code
+        if ([-32020, -32021].includes(code) && (a.type === 'application/json' || a.type === null || a.type === 'text/event-stream')) throw new Error(`legacy fallback on modern error ${code as number}`)
+      }
+    } catch (err) {
+      if (!(err instanceof DiscoverError)) throw err
+    }
+  }), { numRuns: 400 })
+  t.ok(modern > 0 && legacy > 0, `both eras reached (modern ${modern}, legacy ${legacy})`)
 })
