@@ -14,3 +14,5 @@ export type { ServerModule, Handler, HandlerContext, CapabilitiesDeclaration, Cl
 export { MODERN_VERSIONS, LEGACY_VERSIONS } from './versions.js'
 export * as errors from './errors.js'
 export * as schemas from './schemas.js'
+export { parseDiscoverResult, parseImplementation } from './discover-result.js'
+export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './discover-result.js'

@@ -23,3 +23,4 @@ function findShared (): string {
 }
 
 export const SHARED_DIR = findShared()
+export const SPEC_DIR = join(SHARED_DIR, 'mcp-spec')
