@@ -7,16 +7,11 @@
  */
 import { request as httpRequest } from 'node:http'
 import type { FastifyInstance, InjectOptions } from 'fastify'
+import type { Test } from 'tap'
 import { isSpecVersion, LEGACY_SPEC_VERSIONS, MODERN_SPEC_VERSION, responseProblems, type SpecVersion } from './spec-schemas.js'
 
-/** The slice of a tap `Test` these helpers use (keeps them independent of tap's types). */
-export interface Asserts {
-  ok: (value: unknown, message?: string) => unknown
-  equal: (found: unknown, wanted: unknown, message?: string) => unknown
-  strictSame: (found: unknown, wanted: unknown, message?: string) => unknown
-  match: (found: unknown, pattern: unknown, message?: string) => unknown
-  notMatch: (found: unknown, pattern: unknown, message?: string) => unknown
-}
+/** The tap assertions these helpers use. */
+export type Asserts = Pick<Test, 'ok' | 'equal' | 'strictSame' | 'match' | 'notMatch'>
 
 export type RequestId = string | number
 export type HeaderPatch = Record<string, string | undefined>
