@@ -95,3 +95,19 @@ export async function buildApp (
 export function knownBug (reason: string): { todo?: string } {
   return process.env.MCP_RUN_TODO === '1' ? {} : { todo: `bug: ${reason}` }
 }
+
+export interface LogRecord {
+  level: number
+  msg?: string
+  err?: { type?: string, message?: string, stack?: string }
+  [key: string]: unknown
+}
+
+/** Fastify logger options writing JSON lines into `records`, to assert what the server logged. */
+export function captureLogs (level = 'info'): { logger: { level: string, stream: { write: (line: string) => void } }, records: LogRecord[] } {
+  const records: LogRecord[] = []
+  return {
+    records,
+    logger: { level, stream: { write: (line: string) => { records.push(JSON.parse(line) as LogRecord) } } }
+  }
+}
