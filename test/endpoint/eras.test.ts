@@ -36,6 +36,10 @@ t.test('legacy deployment: modern requests get a non-modern 4xx, so a dual-era c
       assertError(t, reply, { status: 400, code: ErrorCode.InvalidRequest, id: 'probe' })
     })
   }
+  t.test('a legacy request naming the modern version in its header: 400, not a modern code', async (t) => {
+    assertError(t, await mcpClient(t, app).legacy('tools/list', {}, { id: 'h', protocolVersion: MODERN }),
+      { status: 400, code: ErrorCode.InvalidRequest, id: 'h' })
+  })
   t.test('and still serves initialize', async (t) => {
     assertResult(t, await mcpClient(t, app).initialize('2025-11-25'), 1, legacyInit('2025-11-25'))
   })
