@@ -184,7 +184,7 @@ t.test('a handler throwing a plain Error: -32603 with a generic message, the err
   const { logger, records } = captureLogs()
   const server = toolsModule({
     callTool: (params: { name: string }) => {
-      if (params.name === 'string') throw secret // eslint-disable-line no-throw-literal
+      if (params.name === 'string') throw secret
       if (params.name === 'async') return Promise.reject(new Error(secret))
       throw new TypeError(secret)
     }
