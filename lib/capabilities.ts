@@ -197,7 +197,7 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
   server: M,
   options: BuildCapabilitiesOptions<E> = {}
 ): BuiltCapabilities<M, E> {
-  if (server === null || typeof server !== 'object') {
+  if (server === null || typeof server !== 'object' || Array.isArray(server)) {
     throw new FST_MCP_INVALID_SERVER('expected an object whose methods are the MCP handlers')
   }
   if (options === null || typeof options !== 'object') {

@@ -90,7 +90,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     installJsonParser(child, options.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
     child.route({ method: 'POST', url: options.path, onRequest: guard, handler: handlePost })
-    child.route({ method: ['GET', 'DELETE'], url: options.path, exposeHeadRoute: false, onRequest: guard, handler: methodNotAllowed })
+    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest: guard, handler: methodNotAllowed })
   })
 }
 

@@ -88,14 +88,6 @@ export async function buildApp (
   return app
 }
 
-/**
- * Test options for a test that documents a known bug in lib/: marked todo
- * (tap then skips it) unless `MCP_RUN_TODO=1`, which runs it to show the failure.
- */
-export function knownBug (reason: string): { todo?: string } {
-  return process.env.MCP_RUN_TODO === '1' ? {} : { todo: `bug: ${reason}` }
-}
-
 export interface LogRecord {
   level: number
   msg?: string

@@ -2,7 +2,7 @@
 // a cacheable method (resources/read, the lists) is not cacheable and carries
 // no ttlMs/cacheScope (2026-07-28 server/utilities/caching, "Cacheable Results").
 import t from 'tap'
-import { buildApp, fullModule, knownBug, RESOURCE } from '../../helpers/mcp-fixtures.js'
+import { buildApp, fullModule, RESOURCE } from '../../helpers/mcp-fixtures.js'
 import { assertResult, META_SERVER_INFO, mcpClient } from '../../helpers/mcp-inject.js'
 
 const INPUT_REQUIRED = {
@@ -11,8 +11,7 @@ const INPUT_REQUIRED = {
   requestState: 'state-1'
 }
 
-t.test('input_required results of cacheable methods carry no cache hints',
-  knownBug('modern.ts stamp() adds ttlMs/cacheScope to every result of a cacheable method, input_required included'), async (t) => {
+t.test('input_required results of cacheable methods carry no cache hints', async (t) => {
     const server = fullModule({
       readResource: () => structuredClone(INPUT_REQUIRED),
       listTools: () => structuredClone(INPUT_REQUIRED)
