@@ -108,10 +108,10 @@ t.test('an unknown MCP-Protocol-Version header after initialize: 400', async (t)
   }
 })
 
-t.test('GET and DELETE: 405 with Allow: POST', async (t) => {
+t.test('GET, DELETE and every other non-POST method: 405 with Allow: POST', async (t) => {
   const app = await buildApp(t)
   const mcp = mcpClient(t, app)
-  for (const method of ['GET', 'DELETE'] as const) {
+  for (const method of ['GET', 'DELETE', 'PUT', 'PATCH'] as const) {
     const variants: Array<Record<string, string>> = [{}, { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' }, { 'mcp-session-id': 'abc', 'mcp-protocol-version': '2025-11-25' }]
     for (const headers of variants) {
       const reply = await mcp.send(method, headers)
@@ -120,6 +120,9 @@ t.test('GET and DELETE: 405 with Allow: POST', async (t) => {
       t.notOk(reply.headers['mcp-session-id'], 'no session id is minted or echoed')
     }
   }
+  const head = await app.inject({ method: 'HEAD', url: '/mcp' })
+  t.equal(head.statusCode, 405, 'HEAD: 405')
+  t.equal(head.headers.allow, 'POST', 'HEAD: Allow names POST')
 })
 
 t.test('routed methods answer the handler\'s result as is', async (t) => {

@@ -28,6 +28,29 @@ async function rejects (t: Parameters<typeof buildApp>[0] & Pick<Tap, 'ok' | 'eq
 
 const base = { server: fullModule(), serverInfo: SERVER_INFO }
 
+t.test('unknown option keys (typos) -> FST_MCP_INVALID_OPTION naming the key', async (t) => {
+  for (const key of ['allowedOrigin', 'Era', 'ttlMs', 'capabilities']) {
+    await rejects(t, { ...base, [key]: true }, 'FST_MCP_INVALID_OPTION', key)
+  }
+})
+
+t.test('null is not "use the default" -> coded error', async (t) => {
+  await rejects(t, { ...base, era: null }, 'FST_MCP_INVALID_ERA', 'null')
+  for (const key of ['path', 'tasks', 'bodyLimit', 'instructions', 'discover', 'cache', 'allowedOrigins', 'allowedHosts']) {
+    await rejects(t, { ...base, [key]: null }, 'FST_MCP_INVALID_OPTION', key)
+  }
+})
+
+t.test('Fastify\'s own register options are accepted beside ours', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, { ...base, prefix: '/api', logLevel: 'warn' } as McpCapabilitiesOptions)
+  await app.ready()
+  const reply = await app.inject({ method: 'GET', url: '/api/mcp' })
+  t.equal(reply.statusCode, 405, 'the endpoint is mounted under the prefix')
+  t.equal(app.mcp.path, '/api/mcp', 'fastify.mcp.path is the mounted path')
+})
+
 t.test('server: missing or not an object -> FST_MCP_INVALID_SERVER', async (t) => {
   for (const server of [undefined, null, 'server', 42, () => ({}), class Server {}]) {
     await rejects(t, { ...base, server }, 'FST_MCP_INVALID_SERVER', 'server')

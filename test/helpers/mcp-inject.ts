@@ -235,7 +235,7 @@ export function mcpClient (t: Asserts, app: FastifyInstance, path = '/mcp') {
     },
 
     /** Any other HTTP method, checked the same way. */
-    send (method: 'GET' | 'DELETE', headers: Record<string, string> = {}, version?: SpecVersion): Promise<McpReply> {
+    send (method: 'GET' | 'DELETE' | 'PUT' | 'PATCH', headers: Record<string, string> = {}, version?: SpecVersion): Promise<McpReply> {
       return injectMcp(t, app, { method, url: path, headers }, version)
     }
   }
