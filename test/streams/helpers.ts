@@ -3,7 +3,7 @@
  * over node:http with an agent the test owns, and an incremental SSE reader.
  */
 import http, { type IncomingMessage } from 'node:http'
-import Fastify, { type FastifyInstance } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
 
 export const MODERN = '2026-07-28'
@@ -35,8 +35,8 @@ export function listenRequest (id: string | number, notifications: unknown): Rec
 export type TestOptions = Omit<McpCapabilitiesOptions, 'serverInfo'> & { serverInfo?: McpCapabilitiesOptions['serverInfo'] }
 
 /** A Fastify app with the plugin, listening on 127.0.0.1; `setup` runs before registration. */
-export async function startApp (opts: TestOptions, setup?: (app: FastifyInstance) => void): Promise<{ app: FastifyInstance, port: number }> {
-  const app = Fastify()
+export async function startApp (opts: TestOptions, setup?: (app: FastifyInstance) => void, fastifyOptions: FastifyServerOptions = {}): Promise<{ app: FastifyInstance, port: number }> {
+  const app = Fastify(fastifyOptions)
   setup?.(app)
   await app.register(mcpCapabilities, { serverInfo: SERVER_INFO, ...opts })
   await app.listen({ port: 0, host: '127.0.0.1' })
@@ -178,6 +178,38 @@ export async function settledResources (before: Record<string, number>, kinds: s
     const now = activeResources()
     if (kinds.every((kind) => (now[kind] ?? 0) <= (before[kind] ?? 0)) || Date.now() > deadline) return now
     await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Waits (bounded) until earlier tests' sockets and servers are gone, then returns the counts. */
+export async function quietBaseline (timeoutMs = 3000): Promise<Record<string, number>> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const now = activeResources()
+    if (((now.TCPSocketWrap ?? 0) === 0 && (now.TCPServerWrap ?? 0) === 0) || Date.now() > deadline) return now
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+}
+
+/** Records the intervals created and cleared while installed (the registry's keep-alive timer is one). */
+export function watchIntervals (): { live: () => number, restore: () => void } {
+  const live = new Set<unknown>()
+  const { setInterval: originalSet, clearInterval: originalClear } = globalThis
+  globalThis.setInterval = ((...args: Parameters<typeof setInterval>) => {
+    const handle = originalSet(...args)
+    live.add(handle)
+    return handle
+  }) as typeof setInterval
+  globalThis.clearInterval = ((handle: Parameters<typeof clearInterval>[0]) => {
+    live.delete(handle)
+    originalClear(handle)
+  }) as typeof clearInterval
+  return {
+    live: () => live.size,
+    restore: () => {
+      globalThis.setInterval = originalSet
+      globalThis.clearInterval = originalClear
+    }
   }
 }
 
