@@ -81,7 +81,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       return subscriptions.size
     }
   }))
-  // Before the server stops accepting: Node's server.close() waits for open streams.
+  // preClose: Node's server.close() would wait for the open streams; onClose: an app closed before it listened.
   fastify.addHook('preClose', async () => subscriptions.close())
   fastify.addHook('onClose', async () => subscriptions.close())
 
