@@ -10,7 +10,7 @@
  * sampling/elicitation, input_required rounds, tasks) are left out; their
  * scenarios are listed in test/peers/expected-failures.yaml. Progress, log
  * and change notifications are emitted through `ctx.progress`, `ctx.log` and
- * `fastify.mcp.notify*()` when the endpoint offers them.
+ * `fastify.mcp.notify*()`.
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
@@ -27,14 +27,8 @@ export const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADE
 /** 10 ms of 8 kHz, 8-bit mono silence. */
 export const SILENT_WAV = silentWav(80)
 
-const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
 const NO_ARGS = Object.freeze({ type: 'object', properties: {} })
 
-/** What later endpoint features add to `ctx` (issue 4); used only when present. */
-type StreamingContext = HandlerContext & {
-  progress?: (progress: number, total?: number, message?: string) => unknown
-  log?: (level: string, data: unknown, logger?: string) => unknown
-}
 
 interface Content { type: string, [key: string]: unknown }
 interface ToolResult { content: Content[], isError?: boolean }
@@ -43,13 +37,13 @@ interface CallToolParams { name?: unknown, arguments?: Record<string, unknown>, 
 interface Tool {
   description: string
   inputSchema?: Record<string, unknown>
-  call: (args: Record<string, unknown>, ctx: StreamingContext, params: CallToolParams) => ToolResult | Promise<ToolResult>
+  call: (args: Record<string, unknown>, ctx: HandlerContext, params: CallToolParams) => ToolResult | Promise<ToolResult>
 }
 
 /** Change pushes the trigger tools ask for; wired to `fastify.mcp` by `buildConformanceApp`. */
 export interface ConformanceHooks {
-  toolsChanged?: () => boolean
-  promptsChanged?: () => boolean
+  toolsChanged?: () => unknown
+  promptsChanged?: () => unknown
 }
 
 /** JSON Schema 2020-12 keywords a server must pass through untouched (scenario json-schema-2020-12). */
@@ -129,7 +123,7 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
         const steps = ['Tool execution started', 'Tool processing data', 'Tool execution completed']
         for (const [i, step] of steps.entries()) {
           if (i > 0) await sleep(50)
-          await ctx.log?.('info', step, 'conformance')
+          ctx.log('info', step, 'conformance')
         }
         return text('Tool with logging executed successfully')
       }
@@ -139,7 +133,7 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
       call: async (_args, ctx) => {
         for (const [i, step] of [0, 50, 100].entries()) {
           if (i > 0) await sleep(50)
-          await ctx.progress?.(step, 100, `Completed step ${step} of 100`)
+          ctx.progress(step, 100, `Completed step ${step} of 100`)
         }
         return text('Tool with progress executed successfully')
       }
@@ -165,21 +159,23 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
     test_logging_tool: {
       description: 'Logs one info message; the endpoint sends it only when the request asked for logs',
       call: async (_args, ctx) => {
-        await ctx.log?.('info', 'Diagnostic trace logging activated', 'conformance')
+        ctx.log('info', 'Diagnostic trace logging activated', 'conformance')
         return text('Logging evaluated')
       }
     },
     test_trigger_tool_change: {
       description: 'Announces a tools list change to open subscriptions',
-      call: () => hooks.toolsChanged?.() === true
-        ? text('notifications/tools/list_changed published')
-        : { isError: true, content: [{ type: 'text', text: 'This endpoint cannot push list changes yet' }] }
+      call: () => {
+        hooks.toolsChanged?.()
+        return text('notifications/tools/list_changed published')
+      }
     },
     test_trigger_prompt_change: {
       description: 'Announces a prompts list change to open subscriptions',
-      call: () => hooks.promptsChanged?.() === true
-        ? text('notifications/prompts/list_changed published')
-        : { isError: true, content: [{ type: 'text', text: 'This endpoint cannot push list changes yet' }] }
+      call: () => {
+        hooks.promptsChanged?.()
+        return text('notifications/prompts/list_changed published')
+      }
     },
     json_schema_2020_12_tool: {
       description: 'Declares an input schema that uses JSON Schema 2020-12 keywords',
@@ -342,11 +338,8 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
       return { completion: { values, total: values.length, hasMore: false } }
     },
 
-    // The endpoint applies the level to what `ctx.log` sends; the module only checks it.
-    setLogLevel (params: { level?: unknown }) {
-      if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params: level must be one of ${LOG_LEVELS.join(', ')}`)
-      }
+    // The endpoint validates the level and applies it to what `ctx.log` sends.
+    setLogLevel () {
       return {}
     }
   }
@@ -361,8 +354,8 @@ export interface ConformanceAppOptions {
 export async function buildConformanceApp (options: ConformanceAppOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: options.logger ?? false })
   const hooks: ConformanceHooks = {
-    toolsChanged: () => callNotifier(app, 'notifyToolsChanged'),
-    promptsChanged: () => callNotifier(app, 'notifyPromptsChanged')
+    toolsChanged: () => app.mcp.notifyToolsChanged(),
+    promptsChanged: () => app.mcp.notifyPromptsChanged()
   }
   await app.register(mcpCapabilities, {
     server: buildConformanceServer(hooks),
@@ -372,15 +365,6 @@ export async function buildConformanceApp (options: ConformanceAppOptions = {}):
     instructions: 'Fixtures for the MCP conformance suite.'
   })
   return app
-}
-
-/** Calls `fastify.mcp[name]()` when the endpoint has it (change pushes arrive with issue 4). */
-function callNotifier (app: FastifyInstance, name: string): boolean {
-  const mcp = app.mcp as unknown as Record<string, unknown>
-  const notify = mcp[name]
-  if (typeof notify !== 'function') return false
-  notify.call(mcp)
-  return true
 }
 
 export function parseEra (value: string | undefined): ConformanceEra {

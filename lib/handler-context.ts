@@ -3,8 +3,10 @@
  * signal is only wired to the socket when a handler asks for it.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { LogLevel } from './log-level.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import type { Era } from './methods.js'
+import type { RequestStream } from './request-stream.js'
 import type { ClientInfo, HandlerContext, JsonObject } from './server-module.js'
 
 export class RequestContext implements HandlerContext {
@@ -15,6 +17,7 @@ export class RequestContext implements HandlerContext {
   readonly clientInfo: ClientInfo | null
   readonly clientCapabilities: JsonObject
   readonly #reply: FastifyReply
+  readonly #stream: RequestStream | undefined
   #controller: AbortController | undefined
 
   constructor (
@@ -24,7 +27,8 @@ export class RequestContext implements HandlerContext {
     protocolVersion: string,
     method: string,
     clientInfo: ClientInfo | null,
-    clientCapabilities: JsonObject
+    clientCapabilities: JsonObject,
+    stream?: RequestStream
   ) {
     this.request = request
     this.#reply = reply
@@ -33,6 +37,7 @@ export class RequestContext implements HandlerContext {
     this.method = method
     this.clientInfo = clientInfo
     this.clientCapabilities = clientCapabilities
+    this.#stream = stream
   }
 
   get logger (): FastifyBaseLogger {
@@ -54,6 +59,14 @@ export class RequestContext implements HandlerContext {
       }
     }
     return this.#controller.signal
+  }
+
+  progress (progress: number, total?: number, message?: string): void {
+    this.#stream?.progress(progress, total, message)
+  }
+
+  log (level: LogLevel, data: unknown, logger?: string): void {
+    this.#stream?.log(level, data, logger)
   }
 
   requireClientCapabilities (...names: string[]): void {

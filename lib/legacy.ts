@@ -4,16 +4,23 @@
  * routed methods. In a modern-only deployment, every legacy request gets the
  * "unsupported protocol version" error naming the modern versions, the only
  * diagnostic a legacy client can show.
+ *
+ * Logging without sessions: the level of the last successful
+ * `logging/setLevel` applies to every later legacy request this endpoint
+ * serves (one level per endpoint and process, not per client); before any
+ * `logging/setLevel`, no log messages are sent.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
 import { invokeHandler } from './invoke.js'
-import { isJsonObject, type JsonRpcMessage, type RequestId } from './jsonrpc.js'
+import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from './jsonrpc.js'
+import { isLogLevel, LOG_LEVELS, type LogLevel } from './log-level.js'
 import { ErrorCode } from './mcp-error.js'
 import { METHOD_ROUTES } from './methods.js'
 import type { ServerInfo } from './options.js'
-import { type PreparedResult, prepareResult, preparedResponse, resultResponse } from './responses.js'
+import { RequestStream } from './request-stream.js'
+import { errorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from './responses.js'
 import { InitializeResult, Result } from './schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from './versions.js'
 
@@ -38,6 +45,7 @@ export type EraHandler = (message: Extract<JsonRpcMessage, { kind: 'request' }>,
 export function createLegacyHandler (state: EndpointState): EraHandler {
   const { options, capabilities } = state
   const caps = capabilities.legacy
+  let logLevel: LogLevel | undefined
 
   const initializeResults = new Map<string, PreparedResult>()
   for (const version of LEGACY_VERSIONS) {
@@ -88,9 +96,19 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     if (route === undefined || !route.eras.includes('legacy') || !isAdvertised(caps, route.capability)) {
       return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
     }
-    const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {})
+    if (method === 'logging/setLevel' && !isLogLevel(params.level)) {
+      return sendError(reply, 200, id, ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`)
+    }
+    const meta = params._meta
+    const stream = new RequestStream(request, reply, {
+      progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
+      logLevel: caps.logging !== undefined ? logLevel : undefined,
+      progressMessage: protocolVersion !== '2024-11-05'
+    })
+    const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream)
     const outcome = await invokeHandler(options.server, route, params, ctx)
-    if (!outcome.ok) return sendError(reply, 200, id, outcome.code, outcome.message, outcome.data)
-    return sendJson(reply, 200, resultResponse(id, outcome.result))
+    if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
+    if (method === 'logging/setLevel') logLevel = params.level as LogLevel
+    return stream.respond(200, resultResponse(id, outcome.result))
   }
 }

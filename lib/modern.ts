@@ -11,18 +11,22 @@ import { createDiscoverResponder, SERVER_INFO_META } from './discover.js'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
 import { invokeHandler } from './invoke.js'
-import { isJsonObject, type JsonRpcMessage } from './jsonrpc.js'
+import { isJsonObject, isRequestId, type JsonRpcMessage } from './jsonrpc.js'
 import type { EraHandler } from './legacy.js'
+import { isLogLevel, LOG_LEVELS } from './log-level.js'
 import { ErrorCode } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
 import { findHeaderMismatch } from './request-headers.js'
-import { resultResponse } from './responses.js'
+import { RequestStream } from './request-stream.js'
+import { errorResponse, resultResponse } from './responses.js'
 import type { ClientInfo, JsonObject } from './server-module.js'
+import { createListenResponder, type SubscriptionRegistry } from './subscriptions.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js'
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
 export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
 
 /** A request is modern when its `_meta` names a protocol version (PROTOCOL.md section 1). */
 export function isModernRequest (message: JsonRpcMessage): boolean {
@@ -50,12 +54,13 @@ function isClientInfo (value: unknown): value is ClientInfo {
   return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
 }
 
-export function createModernHandler (state: EndpointState): EraHandler {
+export function createModernHandler (state: EndpointState, subscriptions: SubscriptionRegistry): EraHandler {
   const { options } = state
   const caps = state.capabilities.modern
   const respondDiscover = createDiscoverResponder(state)
   const cacheHints = options.cache
   const serverInfo = options.serverInfo
+  const respondListen = createListenResponder(subscriptions, caps)
 
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
     const out: JsonObject = { ...result }
@@ -105,16 +110,26 @@ export function createModernHandler (state: EndpointState): EraHandler {
         { supported: [...MODERN_VERSIONS], requested: version })
     }
 
+    const logLevel = meta[META_LOG_LEVEL]
+    if (logLevel !== undefined && !isLogLevel(logLevel)) {
+      return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${META_LOG_LEVEL}" must be one of ${LOG_LEVELS.join(', ')}`)
+    }
+
     if (method === 'server/discover') return sendJson(reply, 200, respondDiscover(id, request))
+    if (method === 'subscriptions/listen') return respondListen(id, params, reply)
 
     if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
       return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
     }
 
     const clientInfo = isClientInfo(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : null
-    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities)
+    const stream = new RequestStream(request, reply, {
+      progressToken: isRequestId(meta.progressToken) ? meta.progressToken : undefined,
+      logLevel: caps.logging !== undefined ? logLevel : undefined
+    })
+    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream)
     const outcome = await invokeHandler(options.server, route, params, ctx)
-    if (!outcome.ok) return sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data)
-    return sendJson(reply, 200, resultResponse(id, stamp(outcome.result, route.cacheable, request)))
+    if (!outcome.ok) return stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data))
+    return stream.respond(200, resultResponse(id, stamp(outcome.result, route.cacheable, request)))
   }
 }

@@ -12,6 +12,9 @@ export const DEFAULT_ERA = 'dual'
 export const DEFAULT_TTL_MS = 0
 export const DEFAULT_CACHE_SCOPE = 'private'
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
+export const DEFAULT_KEEP_ALIVE_MS = 15_000
+/** The longest delay `setInterval` accepts. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 export const DEPLOYMENT_ERAS = Object.freeze(['legacy', 'modern', 'dual'] as const)
 export type DeploymentEra = typeof DEPLOYMENT_ERAS[number]
@@ -65,6 +68,8 @@ export interface McpCapabilitiesOptions {
   tasks?: boolean
   /** Largest accepted request body in bytes; default 1 MiB. */
   bodyLimit?: number
+  /** Interval of keep-alive comments on quiet `subscriptions/listen` streams in ms; default 15000, `0` sends none. */
+  keepAliveMs?: number
 }
 
 export interface ResolvedCacheHints {
@@ -84,12 +89,13 @@ export interface ResolvedOptions {
   allowedHosts: ReadonlySet<string> | true | undefined
   tasks: boolean
   bodyLimit: number
+  keepAliveMs: number
 }
 
 /** Our options, plus the ones Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'bodyLimit',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'bodyLimit', 'keepAliveMs',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -187,6 +193,10 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (typeof bodyLimit !== 'number' || !Number.isSafeInteger(bodyLimit) || bodyLimit <= 0) {
     throw new FST_MCP_INVALID_OPTION('bodyLimit', 'expected a positive integer (bytes)')
   }
+  const keepAliveMs = options.keepAliveMs === undefined ? DEFAULT_KEEP_ALIVE_MS : options.keepAliveMs
+  if (typeof keepAliveMs !== 'number' || !Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0 || keepAliveMs > MAX_TIMER_MS) {
+    throw new FST_MCP_INVALID_OPTION('keepAliveMs', `expected an integer from 0 (no keep-alive) to ${MAX_TIMER_MS} (milliseconds)`)
+  }
   return {
     server: server as ServerModule,
     serverInfo: checkServerInfo(options.serverInfo),
@@ -198,6 +208,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     allowedOrigins: checkAllowList('allowedOrigins', options.allowedOrigins, normaliseOrigin),
     allowedHosts: checkAllowList('allowedHosts', options.allowedHosts, (h) => h.toLowerCase()),
     tasks,
-    bodyLimit
+    bodyLimit,
+    keepAliveMs
   }
 }

@@ -2,7 +2,8 @@
  * The Fastify plugin: checks the options at registration, builds everything
  * that does not change per request, and mounts the MCP endpoint (POST for
  * messages; GET and DELETE answer 405, as a stateless server has no
- * standalone stream and no sessions).
+ * standalone stream and no sessions). Open `subscriptions/listen` streams get
+ * their final response and end before the server stops (`preClose`).
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
@@ -17,6 +18,7 @@ import { ErrorCode } from './mcp-error.js'
 import { createModernHandler, isModernRequest, META_PROTOCOL_VERSION } from './modern.js'
 import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type ServerInfo } from './options.js'
 import { checkRequestSource } from './security.js'
+import { SubscriptionRegistry } from './subscriptions.js'
 import { isModernVersion } from './versions.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
@@ -31,6 +33,20 @@ export interface McpDecorator {
   readonly serverInfo: Readonly<ServerInfo>
   readonly era: DeploymentEra
   readonly path: string
+  /**
+   * Sends `notifications/tools/list_changed` on every open `subscriptions/listen`
+   * stream that asked for it; returns how many streams it was written to (0 when
+   * nobody listens).
+   */
+  notifyToolsChanged (): number
+  /** Same for `notifications/prompts/list_changed`. */
+  notifyPromptsChanged (): number
+  /** Same for `notifications/resources/list_changed`. */
+  notifyResourcesChanged (): number
+  /** Sends `notifications/resources/updated` for `uri` on every stream subscribed to exactly that URI. */
+  notifyResourceUpdated (uri: string): number
+  /** How many `subscriptions/listen` streams are open. */
+  readonly listenStreams: number
 }
 
 declare module 'fastify' {
@@ -45,7 +61,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 
   const state = createEndpointState(options)
   const handleLegacy = createLegacyHandler(state)
-  const handleModern = createModernHandler(state)
+  const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
+  const handleModern = createModernHandler(state, subscriptions)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 
   // fastify-plugin skips encapsulation, so a `prefix` given to register is applied here, to the endpoint's own context.
@@ -56,8 +73,21 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     capabilities: state.capabilities,
     serverInfo: options.serverInfo,
     era: options.era,
-    path: mountPath
+    path: mountPath,
+    notifyToolsChanged: () => subscriptions.notifyListChanged('tools'),
+    notifyPromptsChanged: () => subscriptions.notifyListChanged('prompts'),
+    notifyResourcesChanged: () => subscriptions.notifyListChanged('resources'),
+    notifyResourceUpdated: (uri: string) => {
+      if (typeof uri !== 'string') throw new TypeError('notifyResourceUpdated(uri): uri must be a string')
+      return subscriptions.notifyResourceUpdated(uri)
+    },
+    get listenStreams () {
+      return subscriptions.size
+    }
   }))
+  // preClose: Node's server.close() would wait for the open streams; onClose: an app closed before it listened.
+  fastify.addHook('preClose', async () => subscriptions.close())
+  fastify.addHook('onClose', async () => subscriptions.close())
 
   async function guard (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const verdict = checkRequestSource(request, policy)

@@ -3,6 +3,7 @@
  * MCP handlers, each called as `handler(params, ctx)`.
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import type { LogLevel } from './log-level.js'
 import type { Era, HandlerName } from './methods.js'
 
 export type JsonObject = Record<string, unknown>
@@ -26,8 +27,20 @@ export interface HandlerContext {
   readonly clientCapabilities: JsonObject
   /** The Fastify request logger (server-side logs, never sent to the client). */
   readonly logger: FastifyBaseLogger
-  /** Fires when the client goes away before the answer is written. */
+  /** Fires when the client goes away (closes the response stream) before the answer is written. */
   readonly signal: AbortSignal
+  /**
+   * Reports progress with `notifications/progress`, only when the request carried
+   * `_meta.progressToken`; a value that does not increase is dropped. The first
+   * notification turns the response into an SSE stream.
+   */
+  progress (progress: number, total?: number, message?: string): void
+  /**
+   * Sends `notifications/message` to this request's client when `level` is at or
+   * above the level it asked for (modern: `_meta["io.modelcontextprotocol/logLevel"]`,
+   * none set = nothing sent; legacy: the level of the last `logging/setLevel`).
+   */
+  log (level: LogLevel, data: unknown, logger?: string): void
   /** Throws the protocol's "missing required client capability" error unless the client declared them all. */
   requireClientCapabilities (...names: string[]): void
 }

@@ -1,0 +1,273 @@
+/**
+ * subscriptions/listen at scale: opens STREAMS (default 2000) concurrent
+ * listen streams against one server process on 127.0.0.1 and reports
+ *
+ *   - the server's memory per open stream (RSS and heap delta / STREAMS,
+ *     both measured after a forced GC), and
+ *   - the time from `fastify.mcp.notifyToolsChanged()` to the last stream
+ *     receiving the notification, median and p99 over ROUNDS (default 20).
+ *
+ * The server runs in a child process (so its memory is its own); this
+ * process holds the client sockets. Both read the same monotonic clock.
+ *
+ *   npx tsx bench/listen.ts
+ *   STREAMS=5000 ROUNDS=50 KEEP_ALIVE_MS=15000 npx tsx bench/listen.ts
+ */
+import { fork, type ChildProcess } from 'node:child_process'
+import http from 'node:http'
+import { fileURLToPath } from 'node:url'
+
+const STREAMS = Number(process.env.STREAMS ?? 2000)
+const ROUNDS = Number(process.env.ROUNDS ?? 20)
+const KEEP_ALIVE_MS = Number(process.env.KEEP_ALIVE_MS ?? 15_000)
+/** Connections opened at once: stays under the listen backlog so no SYN is dropped. */
+const OPEN_BATCH = 250
+const WARMUP_STREAMS = 100
+const TIMEOUT_MS = 60_000
+
+type ToServer = { cmd: 'measure' } | { cmd: 'notify' } | { cmd: 'close' }
+type FromServer =
+  | { kind: 'ready', port: number }
+  | { kind: 'memory', rss: number, heapUsed: number, external: number, streams: number }
+  | { kind: 'notified', t0: string, fanOutNs: string, written: number }
+  | { kind: 'closed', ms: number, streams: number }
+
+// ---------------------------------------------------------------------------
+// Server side (child process)
+
+async function runServer (): Promise<void> {
+  const { default: Fastify } = await import('fastify')
+  const { mcpCapabilities } = await import('../lib/index.js')
+  const app = Fastify({ logger: false })
+  await app.register(mcpCapabilities, {
+    server: { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) },
+    serverInfo: { name: 'bench-listen', version: '1.0.0' },
+    keepAliveMs: KEEP_ALIVE_MS
+  })
+  await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 })
+  const address = app.server.address()
+  if (address === null || typeof address === 'string') throw new Error('no port')
+  const send = (message: FromServer): void => { process.send?.(message) }
+  const gc = (globalThis as { gc?: () => void }).gc
+
+  process.on('message', async (message: ToServer) => {
+    switch (message.cmd) {
+      case 'measure': {
+        for (let i = 0; i < 3; i++) gc?.()
+        const usage = process.memoryUsage()
+        send({ kind: 'memory', rss: usage.rss, heapUsed: usage.heapUsed, external: usage.external, streams: app.mcp.listenStreams })
+        break
+      }
+      case 'notify': {
+        const t0 = process.hrtime.bigint()
+        const written = app.mcp.notifyToolsChanged()
+        const fanOutNs = process.hrtime.bigint() - t0
+        send({ kind: 'notified', t0: String(t0), fanOutNs: String(fanOutNs), written })
+        break
+      }
+      case 'close': {
+        const started = performance.now()
+        await app.close()
+        send({ kind: 'closed', ms: performance.now() - started, streams: app.mcp.listenStreams })
+        process.disconnect()
+        break
+      }
+    }
+  })
+  send({ kind: 'ready', port: address.port })
+}
+
+// ---------------------------------------------------------------------------
+// Client side (this process)
+
+/** Streams that have received the current round's notification; wakes the waiter when all have. */
+const round = { number: 0, reached: 0, done: (): void => {} }
+
+interface Stream {
+  res: http.IncomingMessage | undefined
+  req: http.ClientRequest
+  /** Notifications received, and when the latest arrived (monotonic ns). */
+  received: number
+  lastAt: bigint
+  acked: boolean
+  ended: boolean
+  sawFinal: boolean
+}
+
+function nextMessage (child: ChildProcess, kind: FromServer['kind']): Promise<FromServer> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${kind} from the server`)), TIMEOUT_MS)
+    const onMessage = (message: FromServer): void => {
+      if (message.kind !== kind) return
+      clearTimeout(timer)
+      child.off('message', onMessage)
+      resolve(message)
+    }
+    child.on('message', onMessage)
+  })
+}
+
+function openStream (port: number, agent: http.Agent, id: number): Promise<Stream> {
+  const body = JSON.stringify({
+    jsonrpc: '2.0',
+    id: `bench-${id}`,
+    method: 'subscriptions/listen',
+    params: {
+      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
+      notifications: { toolsListChanged: true }
+    }
+  })
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method: 'POST',
+      agent,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-protocol-version': '2026-07-28',
+        'mcp-method': 'subscriptions/listen'
+      }
+    })
+    const stream: Stream = { res: undefined, req, received: 0, lastAt: 0n, acked: false, ended: false, sawFinal: false }
+    req.on('error', reject)
+    req.on('response', (res) => {
+      stream.res = res
+      res.setEncoding('utf8')
+      let pending = ''
+      res.on('data', (chunk: string) => {
+        const now = process.hrtime.bigint()
+        pending += chunk
+        let end: number
+        while ((end = pending.indexOf('\n\n')) !== -1) {
+          const event = pending.slice(0, end)
+          pending = pending.slice(end + 2)
+          if (event.includes('notifications/tools/list_changed')) {
+            stream.received++
+            stream.lastAt = now
+            if (stream.received === round.number && ++round.reached === STREAMS) round.done()
+          } else if (event.includes('notifications/subscriptions/acknowledged')) {
+            stream.acked = true
+            resolve(stream)
+          } else if (event.includes('"resultType":"complete"')) {
+            stream.sawFinal = true
+          }
+        }
+      })
+      res.on('end', () => { stream.ended = true })
+      res.on('error', () => {})
+    })
+    req.end(body)
+  })
+}
+
+async function waitFor (condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + TIMEOUT_MS
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+}
+
+function percentile (sorted: number[], p: number): number {
+  const index = Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)
+  return sorted[Math.max(0, index)] as number
+}
+
+async function openMany (port: number, agent: http.Agent, count: number, offset: number): Promise<Stream[]> {
+  const streams: Stream[] = []
+  for (let start = 0; start < count; start += OPEN_BATCH) {
+    const batch = Array.from({ length: Math.min(OPEN_BATCH, count - start) }, (_, i) => openStream(port, agent, offset + start + i))
+    streams.push(...await Promise.all(batch))
+  }
+  return streams
+}
+
+async function runClient (): Promise<void> {
+  const child = fork(fileURLToPath(import.meta.url), ['server'], {
+    execArgv: ['--expose-gc', '--import', 'tsx'],
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc']
+  })
+  const send = (message: ToServer): void => { child.send(message) }
+  try {
+    const { port } = await nextMessage(child, 'ready') as Extract<FromServer, { kind: 'ready' }>
+    const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity })
+
+    // Warm-up: JIT and allocator settle before the baseline is taken.
+    const warm = await openMany(port, agent, WARMUP_STREAMS, -WARMUP_STREAMS)
+    for (const s of warm) s.req.destroy()
+    send({ cmd: 'measure' })
+    let baseline = await nextMessage(child, 'memory') as Extract<FromServer, { kind: 'memory' }>
+    for (let i = 0; i < 50 && baseline.streams > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      send({ cmd: 'measure' })
+      baseline = await nextMessage(child, 'memory') as Extract<FromServer, { kind: 'memory' }>
+    }
+
+    const openStarted = performance.now()
+    const streams = await openMany(port, agent, STREAMS, 0)
+    const openMs = performance.now() - openStarted
+    send({ cmd: 'measure' })
+    const loaded = await nextMessage(child, 'memory') as Extract<FromServer, { kind: 'memory' }>
+    if (loaded.streams !== STREAMS) throw new Error(`server holds ${loaded.streams} streams, expected ${STREAMS}`)
+
+    const latencies: number[] = []
+    const fanOuts: number[] = []
+    for (let r = 1; r <= ROUNDS; r++) {
+      round.number = r
+      round.reached = 0
+      const allReceived = new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`round ${r}: ${round.reached}/${STREAMS} streams received`)), TIMEOUT_MS)
+        round.done = () => { clearTimeout(timer); resolve() }
+      })
+      send({ cmd: 'notify' })
+      const notified = await nextMessage(child, 'notified') as Extract<FromServer, { kind: 'notified' }>
+      if (notified.written !== STREAMS) throw new Error(`notify reached ${notified.written} streams, expected ${STREAMS}`)
+      await allReceived
+      const last = streams.reduce((max, s) => (s.lastAt > max ? s.lastAt : max), 0n)
+      latencies.push(Number(last - BigInt(notified.t0)) / 1e6)
+      fanOuts.push(Number(notified.fanOutNs) / 1e6)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+
+    send({ cmd: 'close' })
+    const closed = await nextMessage(child, 'closed') as Extract<FromServer, { kind: 'closed' }>
+    await waitFor(() => streams.every((s) => s.ended), 'streams to end')
+    if (streams.some((s) => s.received !== ROUNDS)) throw new Error('a stream received a notification more than once')
+    const graceful = streams.filter((s) => s.sawFinal).length
+    agent.destroy()
+
+    const sorted = [...latencies].sort((a, b) => a - b)
+    const sortedFanOut = [...fanOuts].sort((a, b) => a - b)
+    const mib = (bytes: number): string => (bytes / 1024 / 1024).toFixed(1)
+    const perStream = (delta: number): number => Math.round(delta / STREAMS)
+    const summary = {
+      node: process.version,
+      streams: STREAMS,
+      rounds: ROUNDS,
+      openMs: Math.round(openMs),
+      rssPerStreamBytes: perStream(loaded.rss - baseline.rss),
+      heapPerStreamBytes: perStream(loaded.heapUsed - baseline.heapUsed),
+      externalPerStreamBytes: perStream(loaded.external - baseline.external),
+      notifyToLastMs: { median: +percentile(sorted, 50).toFixed(2), p99: +percentile(sorted, 99).toFixed(2), max: +sorted.at(-1)!.toFixed(2) },
+      notifyCallMs: { median: +percentile(sortedFanOut, 50).toFixed(2), p99: +percentile(sortedFanOut, 99).toFixed(2) },
+      closeMs: Math.round(closed.ms),
+      gracefulCloses: graceful,
+      streamsLeft: closed.streams
+    }
+    console.log(`listen streams: ${STREAMS} open in ${summary.openMs} ms`)
+    console.log(`server memory:  RSS ${mib(baseline.rss)} -> ${mib(loaded.rss)} MiB, heap ${mib(baseline.heapUsed)} -> ${mib(loaded.heapUsed)} MiB`)
+    console.log(`per stream:     RSS ${(summary.rssPerStreamBytes / 1024).toFixed(1)} KiB, heap ${(summary.heapPerStreamBytes / 1024).toFixed(1)} KiB`)
+    console.log(`notify -> last stream (${ROUNDS} rounds): median ${summary.notifyToLastMs.median} ms, p99 ${summary.notifyToLastMs.p99} ms`)
+    console.log(`notifyToolsChanged() call itself: median ${summary.notifyCallMs.median} ms`)
+    console.log(`app.close(): ${summary.closeMs} ms, ${graceful}/${STREAMS} streams got the final complete response, ${closed.streams} left`)
+    console.log(JSON.stringify(summary))
+  } finally {
+    if (child.connected) child.kill()
+  }
+}
+
+if (process.argv[2] === 'server') await runServer()
+else await runClient()

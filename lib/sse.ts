@@ -1,0 +1,84 @@
+/**
+ * A Server-Sent Events response written on the raw Node response. Used where
+ * the endpoint streams: a request whose handler emitted notifications, and a
+ * `subscriptions/listen` stream. Fastify lets go of the reply (`hijack()`);
+ * headers already set on it (CORS and the like) are carried over.
+ */
+import type { ServerResponse } from 'node:http'
+import type { FastifyReply } from 'fastify'
+
+/** A client that has not read this much queued output is dropped, not buffered without end. */
+export const MAX_BUFFERED_BYTES = 1024 * 1024
+
+const SSE_HEADERS = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  // nginx and similar proxies would otherwise hold events back
+  'x-accel-buffering': 'no'
+})
+
+const KEEP_ALIVE = ': keep-alive\n\n'
+
+/** One SSE event per JSON-RPC message; `JSON.stringify` output has no raw newline, so one data line suffices. */
+export function sseFrame (json: string): string {
+  return 'data: ' + json + '\n\n'
+}
+
+export class SseStream {
+  readonly #raw: ServerResponse
+
+  /** Takes the response over from Fastify and sends the status line and headers. */
+  constructor (reply: FastifyReply) {
+    const carried = reply.getHeaders()
+    reply.hijack()
+    const raw = reply.raw
+    for (const [name, value] of Object.entries(carried)) {
+      if (value !== undefined && name !== 'content-length' && name !== 'content-type') raw.setHeader(name, value)
+    }
+    raw.writeHead(200, SSE_HEADERS)
+    this.#raw = raw
+  }
+
+  /** False once the response is ended or the connection is gone. */
+  get open (): boolean {
+    return !this.#raw.writableEnded && !this.#raw.destroyed
+  }
+
+  /** Writes one JSON-RPC message as an event; false when it could not be written. */
+  send (json: string): boolean {
+    return this.#write(sseFrame(json))
+  }
+
+  /** Writes a comment line, which clients ignore: keeps idle connections alive through proxies. */
+  comment (): boolean {
+    return this.#write(KEEP_ALIVE)
+  }
+
+  /** Ends the stream, after a last message if given. Safe to call more than once. */
+  end (json?: string): void {
+    if (!this.open) return
+    if (json === undefined) this.#raw.end()
+    else this.#raw.end(sseFrame(json))
+  }
+
+  /** Drops the connection without a final message. */
+  destroy (): void {
+    this.#raw.destroy()
+  }
+
+  /** Calls `listener` once when the connection closes, whoever closed it. */
+  onClose (listener: () => void): void {
+    if (this.#raw.destroyed) queueMicrotask(listener)
+    else this.#raw.once('close', listener)
+  }
+
+  #write (chunk: string): boolean {
+    if (!this.open) return false
+    if (this.#raw.writableLength > MAX_BUFFERED_BYTES) {
+      this.#raw.destroy()
+      return false
+    }
+    this.#raw.write(chunk)
+    return true
+  }
+}
