@@ -18,6 +18,8 @@ function noteUri (id: string): string {
 /** The server module: its methods are the MCP handlers; the plugin derives capabilities from them. */
 export class NotesServer {
   readonly #notes = new Map<string, Note>()
+  /** Called after a note is added: the app announces it to listening clients. */
+  onNoteAdded: (uri: string) => void = () => {}
 
   constructor (seed: Note[] = DEFAULT_NOTES) {
     for (const note of seed) this.#notes.set(note.id, { ...note })
@@ -70,6 +72,8 @@ export class NotesServer {
         const id = String(this.#notes.size + 1)
         this.#notes.set(id, { id, title: args.title, body: args.body, tags })
         ctx.logger.info({ id }, 'note added')
+        ctx.log('info', { added: id }, 'notes')
+        this.onNoteAdded(noteUri(id))
         return {
           content: [{ type: 'resource_link', uri: noteUri(id), name: args.title, mimeType: 'text/markdown' }]
         }
@@ -162,13 +166,16 @@ export interface ExampleOptions { era?: DeploymentEra }
 
 export async function buildExampleServer ({ era = 'dual' }: ExampleOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
+  const notes = new NotesServer()
   await app.register(mcpCapabilities, {
-    server: new NotesServer(),
+    server: notes,
     serverInfo: { name: 'notes-example', title: 'Notes (example)', version: '1.0.0' },
     era,
     instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
     discover: { ttlMs: 60_000, cacheScope: 'public' }
   })
+  // Modern clients listening with subscriptions/listen learn about new notes.
+  notes.onNoteAdded = () => app.mcp.notifyResourcesChanged()
   return app
 }
 
