@@ -38,3 +38,9 @@ export const FST_MCP_INVALID_OPTION = createError<'FST_MCP_INVALID_OPTION', [str
   500,
   TypeError
 )
+
+export const FST_MCP_ALREADY_REGISTERED = createError<'FST_MCP_ALREADY_REGISTERED', []>(
+  'FST_MCP_ALREADY_REGISTERED',
+  'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context',
+  500
+)

@@ -3,7 +3,8 @@ import { mcpCapabilities } from './plugin.js'
 
 export { mcpCapabilities }
 export default mcpCapabilities
-export type { McpCapabilitiesOptions } from './plugin.js'
+export type { McpCapabilitiesOptions, McpDecorator } from './plugin.js'
+export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerRequest } from './options.js'
 
 export { buildCapabilities, TASKS_EXTENSION } from './capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'

@@ -34,8 +34,8 @@ export interface MethodRoute {
   readonly cacheable: boolean
   /** The param that the modern `Mcp-Name` header must repeat, if any. */
   readonly nameParam?: 'name' | 'uri'
-  /** Answer with an empty result when the (optional) handler is absent. */
-  readonly optional?: boolean
+  /** The result served when this optional handler is absent (a capability does not need it). */
+  readonly fallbackResult?: Readonly<Record<string, unknown>>
 }
 
 const BOTH: readonly Era[] = Object.freeze(['legacy', 'modern'])
@@ -51,12 +51,12 @@ export const METHOD_ROUTES: Readonly<Record<string, MethodRoute>> = Object.freez
   'tools/call': route({ handler: 'callTool', capability: 'tools', eras: BOTH, cacheable: false, nameParam: 'name' }),
   'resources/list': route({ handler: 'listResources', capability: 'resources', eras: BOTH, cacheable: true }),
   'resources/read': route({ handler: 'readResource', capability: 'resources', eras: BOTH, cacheable: true, nameParam: 'uri' }),
-  'resources/templates/list': route({ handler: 'listResourceTemplates', capability: 'resources', eras: BOTH, cacheable: true, optional: true }),
+  'resources/templates/list': route({ handler: 'listResourceTemplates', capability: 'resources', eras: BOTH, cacheable: true, fallbackResult: Object.freeze({ resourceTemplates: Object.freeze([]) }) }),
   'prompts/list': route({ handler: 'listPrompts', capability: 'prompts', eras: BOTH, cacheable: true }),
   'prompts/get': route({ handler: 'getPrompt', capability: 'prompts', eras: BOTH, cacheable: false, nameParam: 'name' }),
   'completion/complete': route({ handler: 'complete', capability: 'completions', eras: BOTH, cacheable: false }),
   'resources/subscribe': route({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false }),
-  'resources/unsubscribe': route({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, optional: true }),
+  'resources/unsubscribe': route({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
   'logging/setLevel': route({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false })
 })
 

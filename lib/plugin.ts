@@ -1,16 +1,97 @@
 /**
- * The Fastify plugin: validates options at registration and mounts the MCP
- * endpoint. (Placeholder until the endpoint lands.)
+ * The Fastify plugin: checks the options at registration, builds everything
+ * that does not change per request, and mounts the MCP endpoint (POST for
+ * messages; GET and DELETE answer 405, as a stateless server has no
+ * standalone stream and no sessions).
  */
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
-import type { ServerModule } from './server-module.js'
+import { installJsonParser } from './body-parser.js'
+import type { LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'
+import { createEndpointState, sendAccepted, sendError } from './endpoint-state.js'
+import { endpointErrorHandler } from './error-handler.js'
+import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
+import { classifyMessage } from './jsonrpc.js'
+import { createLegacyHandler } from './legacy.js'
+import { ErrorCode } from './mcp-error.js'
+import { createModernHandler, isModernRequest, META_PROTOCOL_VERSION } from './modern.js'
+import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type ServerInfo } from './options.js'
+import { checkRequestSource } from './security.js'
+import { isModernVersion } from './versions.js'
 
-export interface McpCapabilitiesOptions {
-  server: ServerModule
-  era?: 'legacy' | 'modern' | 'dual'
+export type { McpCapabilitiesOptions } from './options.js'
+
+/** What the plugin exposes on the Fastify instance as `fastify.mcp`. */
+export interface McpDecorator {
+  /** The frozen capability objects the endpoint advertises, per era. */
+  readonly capabilities: {
+    readonly legacy: LegacyServerCapabilities
+    readonly modern: ModernServerCapabilities
+  }
+  readonly serverInfo: Readonly<ServerInfo>
+  readonly era: DeploymentEra
+  readonly path: string
 }
 
-const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async () => {}
+declare module 'fastify' {
+  interface FastifyInstance {
+    mcp: McpDecorator
+  }
+}
+
+const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts) => {
+  const options = resolveOptions(opts)
+  if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
+
+  const state = createEndpointState(options)
+  const handleLegacy = createLegacyHandler(state)
+  const handleModern = createModernHandler(state)
+  const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
+
+  fastify.decorate('mcp', Object.freeze({
+    capabilities: state.capabilities,
+    serverInfo: options.serverInfo,
+    era: options.era,
+    path: options.path
+  }))
+
+  async function guard (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const verdict = checkRequestSource(request, policy)
+    if (verdict !== 'ok') {
+      await sendError(reply, 403, undefined, ErrorCode.InvalidRequest,
+        verdict === 'origin' ? 'Forbidden: Origin not allowed' : 'Forbidden: Host not allowed')
+    }
+  }
+
+  async function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const message = classifyMessage(request.body)
+    switch (message.kind) {
+      case 'invalid':
+        return sendError(reply, 400, message.id, message.code, message.message)
+      case 'response':
+      case 'notification':
+        return sendAccepted(reply)
+    }
+    if (isModernRequest(message)) return handleModern(message, request, reply)
+    if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
+      // The header says modern but the body has no _meta version: a modern request missing its metadata.
+      return sendError(reply, 400, message.id, ErrorCode.InvalidParams,
+        `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}"`)
+    }
+    return handleLegacy(message, request, reply)
+  }
+
+  async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    reply.header('allow', 'POST')
+    return sendError(reply, 405, undefined, ErrorCode.InvalidRequest, 'Method Not Allowed: send JSON-RPC messages with POST')
+  }
+
+  await fastify.register(async function mcpEndpoint (child: FastifyInstance) {
+    installJsonParser(child, options.bodyLimit)
+    child.setErrorHandler(endpointErrorHandler)
+    child.route({ method: 'POST', url: options.path, onRequest: guard, handler: handlePost })
+    child.route({ method: ['GET', 'DELETE'], url: options.path, exposeHeadRoute: false, onRequest: guard, handler: methodNotAllowed })
+  })
+}
 
 export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })

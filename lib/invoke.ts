@@ -1,0 +1,43 @@
+/**
+ * Calls a server module handler for a routed method and turns whatever
+ * happens into a result or a JSON-RPC error. Handler exceptions other than
+ * `McpError` are logged and answered with a generic internal error, so no
+ * internals leak to the client.
+ */
+import { isJsonObject } from './jsonrpc.js'
+import { ErrorCode, McpError } from './mcp-error.js'
+import type { MethodRoute } from './methods.js'
+import type { HandlerContext, JsonObject, ServerModule } from './server-module.js'
+
+export type Outcome =
+  | { ok: true, result: JsonObject }
+  | { ok: false, code: number, message: string, data?: unknown }
+
+export async function invokeHandler (
+  server: ServerModule,
+  route: MethodRoute,
+  params: JsonObject,
+  ctx: HandlerContext
+): Promise<Outcome> {
+  const handler = server[route.handler]
+  if (typeof handler !== 'function') {
+    return { ok: true, result: { ...route.fallbackResult } }
+  }
+  try {
+    const result: unknown = await handler.call(server, params, ctx)
+    if (result === undefined || result === null) return { ok: true, result: {} }
+    if (!isJsonObject(result)) {
+      ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
+      return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+    }
+    return { ok: true, result }
+  } catch (err) {
+    if (err instanceof McpError) {
+      return err.data === undefined
+        ? { ok: false, code: err.code, message: err.message }
+        : { ok: false, code: err.code, message: err.message, data: err.data }
+    }
+    ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
+    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  }
+}

@@ -1,0 +1,95 @@
+/**
+ * The legacy era (2024-11-05 .. 2025-11-25) over stateless Streamable HTTP
+ * (PROTOCOL.md section 4): `initialize`, `ping`, notifications, and the
+ * routed methods. In a modern-only deployment, every legacy request gets the
+ * "unsupported protocol version" error naming the modern versions, the only
+ * diagnostic a legacy client can show.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
+import { RequestContext } from './handler-context.js'
+import { invokeHandler } from './invoke.js'
+import { isJsonObject, type JsonRpcMessage, type RequestId } from './jsonrpc.js'
+import { ErrorCode } from './mcp-error.js'
+import { METHOD_ROUTES } from './methods.js'
+import type { ServerInfo } from './options.js'
+import { type PreparedResult, prepareResult, preparedResponse, resultResponse } from './responses.js'
+import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from './versions.js'
+
+/** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
+const VERSION_WITHOUT_HEADER = '2025-03-26'
+const EMPTY_RESULT = prepareResult({})
+
+/** `Implementation` fields each legacy version defines; older clients get only theirs. */
+function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): ServerInfo {
+  const out: ServerInfo = { name: info.name, version: info.version }
+  if (version >= '2025-06-18' && info.title !== undefined) out.title = info.title
+  if (version >= '2025-11-25') {
+    if (info.description !== undefined) out.description = info.description
+    if (info.icons !== undefined) out.icons = info.icons
+    if (info.websiteUrl !== undefined) out.websiteUrl = info.websiteUrl
+  }
+  return out
+}
+
+export type EraHandler = (message: Extract<JsonRpcMessage, { kind: 'request' }>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
+
+export function createLegacyHandler (state: EndpointState): EraHandler {
+  const { options, capabilities } = state
+  const caps = capabilities.legacy
+
+  const initializeResults = new Map<string, PreparedResult>()
+  for (const version of LEGACY_VERSIONS) {
+    const result: Record<string, unknown> = {
+      protocolVersion: version,
+      capabilities: caps,
+      serverInfo: serverInfoFor(version, options.serverInfo)
+    }
+    if (options.instructions !== undefined) result.instructions = options.instructions
+    initializeResults.set(version, prepareResult(result))
+  }
+
+  function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {
+    return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version ${requested}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
+      { supported: [...MODERN_VERSIONS], requested })
+  }
+
+  return async function handleLegacy (message, request, reply) {
+    const { id, method, params } = message
+    const header = request.headers['mcp-protocol-version']
+
+    if (method === 'initialize') {
+      const requested = params.protocolVersion
+      if (!state.serveLegacy) return unsupported(reply, id, typeof requested === 'string' ? requested : String(header ?? VERSION_WITHOUT_HEADER))
+      if (typeof requested !== 'string' || !isJsonObject(params.capabilities) || !isJsonObject(params.clientInfo)) {
+        return sendError(reply, 400, id, ErrorCode.InvalidParams,
+          'Invalid params: initialize needs protocolVersion (string), capabilities (object) and clientInfo (object)')
+      }
+      const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION
+      return sendJson(reply, 200, preparedResponse(id, initializeResults.get(version) as PreparedResult))
+    }
+
+    if (!state.serveLegacy) return unsupported(reply, id, typeof header === 'string' ? header : VERSION_WITHOUT_HEADER)
+
+    let protocolVersion: string = VERSION_WITHOUT_HEADER
+    if (header !== undefined) {
+      if (!isLegacyVersion(header)) {
+        return sendError(reply, 400, id, ErrorCode.InvalidRequest,
+          `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${LEGACY_VERSIONS.join(', ')})`)
+      }
+      protocolVersion = header
+    }
+
+    if (method === 'ping') return sendJson(reply, 200, preparedResponse(id, EMPTY_RESULT))
+
+    const route = METHOD_ROUTES[method]
+    if (route === undefined || !route.eras.includes('legacy') || !isAdvertised(caps, route.capability)) {
+      return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+    }
+    const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {})
+    const outcome = await invokeHandler(options.server, route, params, ctx)
+    if (!outcome.ok) return sendError(reply, 200, id, outcome.code, outcome.message, outcome.data)
+    return sendJson(reply, 200, resultResponse(id, outcome.result))
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The modern era (2026-07-28), stateless (PROTOCOL.md section 5): each
+ * request carries its version and client capabilities in `_meta`, headers
+ * must agree with the body, `server/discover` describes the server, and every
+ * result is stamped with `resultType`, `_meta.serverInfo` and, for list and
+ * read results, cache hints.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
+import { createDiscoverResponder, SERVER_INFO_META } from './discover.js'
+import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
+import { RequestContext } from './handler-context.js'
+import { invokeHandler } from './invoke.js'
+import { isJsonObject, type JsonRpcMessage } from './jsonrpc.js'
+import type { EraHandler } from './legacy.js'
+import { ErrorCode } from './mcp-error.js'
+import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
+import { findHeaderMismatch } from './request-headers.js'
+import { resultResponse } from './responses.js'
+import type { ClientInfo, JsonObject } from './server-module.js'
+import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js'
+
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
+
+/** A request is modern when its `_meta` names a protocol version (PROTOCOL.md section 1). */
+export function isModernRequest (message: JsonRpcMessage): boolean {
+  if (message.kind !== 'request' && message.kind !== 'notification') return false
+  const meta = message.params._meta
+  return isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
+}
+
+/** HTTP status of a modern JSON-RPC error (the transport fixes these; others ride on 200). */
+export function modernErrorStatus (code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound: return 404
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400
+    default: return 200
+  }
+}
+
+function isClientInfo (value: unknown): value is ClientInfo {
+  return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
+}
+
+export function createModernHandler (state: EndpointState): EraHandler {
+  const { options } = state
+  const caps = state.capabilities.modern
+  const respondDiscover = createDiscoverResponder(state)
+  const cacheHints = options.cache
+  const serverInfo = options.serverInfo
+
+  function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
+    const out: JsonObject = { ...result }
+    if (typeof out.resultType !== 'string') out.resultType = 'complete'
+    out._meta = isJsonObject(result._meta)
+      ? { ...result._meta, [SERVER_INFO_META]: serverInfo }
+      : { [SERVER_INFO_META]: serverInfo }
+    if (cacheable) {
+      // A handler may set its own hints on a result; anything invalid falls back to the configured ones.
+      let configured: CacheHints | undefined
+      if (!isValidTtl(out.ttlMs)) out.ttlMs = (configured ??= resolveHints(cacheHints, request)).ttlMs
+      if (!isValidScope(out.cacheScope)) out.cacheScope = (configured ??= resolveHints(cacheHints, request)).cacheScope
+    }
+    return out
+  }
+
+  return async function handleModern (message, request, reply) {
+    const { id, method, params } = message
+    const meta = params._meta as JsonObject
+    const version = meta[META_PROTOCOL_VERSION]
+    const clientCapabilities = meta[META_CLIENT_CAPABILITIES]
+
+    if (!state.serveModern) {
+      // Not a modern error code: a dual-era client reads this as "legacy server" and sends initialize.
+      return sendError(reply, 400, id, ErrorCode.InvalidRequest,
+        `Bad Request: this server speaks only the initialize-based protocol versions ${LEGACY_VERSIONS.join(', ')}`)
+    }
+    if (typeof version !== 'string' || !isJsonObject(clientCapabilities)) {
+      return sendError(reply, 400, id, ErrorCode.InvalidParams,
+        `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}" (string) and "${META_CLIENT_CAPABILITIES}" (object)`)
+    }
+
+    const route = METHOD_ROUTES[method]
+    let name: string | undefined
+    if (route?.nameParam !== undefined) {
+      const value = params[route.nameParam]
+      if (typeof value !== 'string') {
+        return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${route.nameParam}" must be a string`)
+      }
+      name = value
+    }
+    const mismatch = findHeaderMismatch(request.headers, version, method, name)
+    if (mismatch !== undefined) return sendError(reply, 400, id, ErrorCode.HeaderMismatch, mismatch)
+
+    if (!isModernVersion(version)) {
+      return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}`,
+        { supported: [...MODERN_VERSIONS], requested: version })
+    }
+
+    if (method === 'server/discover') return sendJson(reply, 200, respondDiscover(id, request))
+
+    if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
+      return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+    }
+
+    const clientInfo = isClientInfo(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : null
+    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities)
+    const outcome = await invokeHandler(options.server, route, params, ctx)
+    if (!outcome.ok) return sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data)
+    return sendJson(reply, 200, resultResponse(id, stamp(outcome.result, route.cacheable, request)))
+  }
+}

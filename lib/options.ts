@@ -1,0 +1,193 @@
+/**
+ * Registration options: their types, defaults and the checks that run at
+ * `register` time. A bad option fails registration with a coded error, never
+ * a request later.
+ */
+import type { FastifyRequest } from 'fastify'
+import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
+import type { ServerModule } from './server-module.js'
+
+export const DEFAULT_PATH = '/mcp'
+export const DEFAULT_ERA = 'dual'
+export const DEFAULT_TTL_MS = 0
+export const DEFAULT_CACHE_SCOPE = 'private'
+export const DEFAULT_BODY_LIMIT = 1024 * 1024
+
+export const DEPLOYMENT_ERAS = Object.freeze(['legacy', 'modern', 'dual'] as const)
+export type DeploymentEra = typeof DEPLOYMENT_ERAS[number]
+
+export type CacheScope = 'public' | 'private'
+
+/** A value, or a function of the request that computes it per request. */
+export type PerRequest<T> = T | ((request: FastifyRequest) => T)
+
+export interface CacheHintOptions {
+  ttlMs?: PerRequest<number>
+  cacheScope?: PerRequest<CacheScope>
+}
+
+export interface Icon {
+  src: string
+  mimeType?: string
+  sizes?: string[]
+  theme?: 'light' | 'dark'
+}
+
+export interface ServerInfo {
+  name: string
+  version: string
+  title?: string
+  description?: string
+  icons?: Icon[]
+  websiteUrl?: string
+}
+
+export interface McpCapabilitiesOptions {
+  /** The server module: an object whose methods are the MCP handlers. */
+  server: ServerModule
+  /** Identifies this server in `initialize` and `server/discover` results. */
+  serverInfo: ServerInfo
+  /** Which protocol eras the endpoint serves; default `'dual'`. */
+  era?: DeploymentEra
+  /** Endpoint path; default `/mcp`. */
+  path?: string
+  /** Natural-language guidance sent in `initialize` and `server/discover` results. */
+  instructions?: string
+  /** Cache hints of the `server/discover` result; defaults `ttlMs: 0`, `cacheScope: 'private'`. */
+  discover?: CacheHintOptions
+  /** Cache hints of list and read results (modern); a handler may override them per result. */
+  cache?: CacheHintOptions
+  /** Origins allowed to call the endpoint (`Origin` header); `true` allows any. */
+  allowedOrigins?: string[] | true
+  /** Host names (with or without port) allowed in the `Host` header; `true` allows any. */
+  allowedHosts?: string[] | true
+  /** Advertise the tasks extension in the modern era; default `false`. */
+  tasks?: boolean
+  /** Largest accepted request body in bytes; default 1 MiB. */
+  bodyLimit?: number
+}
+
+export interface ResolvedCacheHints {
+  ttlMs: PerRequest<number>
+  cacheScope: PerRequest<CacheScope>
+}
+
+export interface ResolvedOptions {
+  server: ServerModule
+  serverInfo: Readonly<ServerInfo>
+  era: DeploymentEra
+  path: string
+  instructions: string | undefined
+  discover: ResolvedCacheHints
+  cache: ResolvedCacheHints
+  allowedOrigins: ReadonlySet<string> | true | undefined
+  allowedHosts: ReadonlySet<string> | true | undefined
+  tasks: boolean
+  bodyLimit: number
+}
+
+function isObject (value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+function optionalString (name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'string') throw new FST_MCP_INVALID_OPTION(name, 'expected a string')
+  return value
+}
+
+function checkServerInfo (value: unknown): Readonly<ServerInfo> {
+  if (!isObject(value)) throw new FST_MCP_INVALID_OPTION('serverInfo', 'expected an object with name and version')
+  const { name, version, title, description, icons, websiteUrl } = value
+  if (typeof name !== 'string' || name.length === 0) throw new FST_MCP_INVALID_OPTION('serverInfo.name', 'expected a non-empty string')
+  if (typeof version !== 'string' || version.length === 0) throw new FST_MCP_INVALID_OPTION('serverInfo.version', 'expected a non-empty string')
+  const info: ServerInfo = { name, version }
+  const t = optionalString('serverInfo.title', title)
+  if (t !== undefined) info.title = t
+  const d = optionalString('serverInfo.description', description)
+  if (d !== undefined) info.description = d
+  const w = optionalString('serverInfo.websiteUrl', websiteUrl)
+  if (w !== undefined) {
+    if (!URL.canParse(w)) throw new FST_MCP_INVALID_OPTION('serverInfo.websiteUrl', 'expected a URL')
+    info.websiteUrl = w
+  }
+  if (icons !== undefined) {
+    if (!Array.isArray(icons) || !icons.every((i) => isObject(i) && typeof i.src === 'string')) {
+      throw new FST_MCP_INVALID_OPTION('serverInfo.icons', 'expected an array of { src, mimeType?, sizes?, theme? }')
+    }
+    info.icons = JSON.parse(JSON.stringify(icons)) as Icon[]
+  }
+  return Object.freeze(info)
+}
+
+function checkTtl (name: string, value: unknown): PerRequest<number> {
+  if (value === undefined) return DEFAULT_TTL_MS
+  if (typeof value === 'function') return value as PerRequest<number>
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new FST_MCP_INVALID_OPTION(name, 'expected a non-negative integer (milliseconds) or a function of the request')
+  }
+  return value
+}
+
+function checkScope (name: string, value: unknown): PerRequest<CacheScope> {
+  if (value === undefined) return DEFAULT_CACHE_SCOPE
+  if (typeof value === 'function') return value as PerRequest<CacheScope>
+  if (value !== 'public' && value !== 'private') {
+    throw new FST_MCP_INVALID_OPTION(name, 'expected "public", "private" or a function of the request')
+  }
+  return value
+}
+
+function checkHints (name: string, value: unknown): ResolvedCacheHints {
+  if (value === undefined) return { ttlMs: DEFAULT_TTL_MS, cacheScope: DEFAULT_CACHE_SCOPE }
+  if (!isObject(value)) throw new FST_MCP_INVALID_OPTION(name, 'expected an object { ttlMs?, cacheScope? }')
+  return { ttlMs: checkTtl(`${name}.ttlMs`, value.ttlMs), cacheScope: checkScope(`${name}.cacheScope`, value.cacheScope) }
+}
+
+function checkAllowList (name: string, value: unknown, normalise: (entry: string) => string): ReadonlySet<string> | true | undefined {
+  if (value === undefined) return undefined
+  if (value === true) return true
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string' && v.length > 0)) {
+    throw new FST_MCP_INVALID_OPTION(name, 'expected an array of non-empty strings, or true to allow any')
+  }
+  return new Set(value.map(normalise))
+}
+
+function normaliseOrigin (origin: string): string {
+  if (!URL.canParse(origin)) throw new FST_MCP_INVALID_OPTION('allowedOrigins', `"${origin}" is not an origin such as https://app.example.com`)
+  return new URL(origin).origin
+}
+
+/** Validates and normalises the options; throws a coded error for the first bad one. */
+export function resolveOptions (options: unknown): ResolvedOptions {
+  if (!isObject(options)) throw new FST_MCP_INVALID_OPTION('options', 'expected an object')
+  const { server } = options
+  if (server === null || typeof server !== 'object') {
+    throw new FST_MCP_INVALID_SERVER('the "server" option must be an object whose methods are the MCP handlers')
+  }
+  const era = options.era ?? DEFAULT_ERA
+  if (!DEPLOYMENT_ERAS.includes(era as DeploymentEra)) {
+    throw new FST_MCP_INVALID_ERA(String(era), DEPLOYMENT_ERAS.join(', '))
+  }
+  const path = options.path ?? DEFAULT_PATH
+  if (typeof path !== 'string' || !path.startsWith('/')) throw new FST_MCP_INVALID_OPTION('path', 'expected a string starting with "/"')
+  const tasks = options.tasks ?? false
+  if (typeof tasks !== 'boolean') throw new FST_MCP_INVALID_OPTION('tasks', 'expected a boolean')
+  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  if (typeof bodyLimit !== 'number' || !Number.isSafeInteger(bodyLimit) || bodyLimit <= 0) {
+    throw new FST_MCP_INVALID_OPTION('bodyLimit', 'expected a positive integer (bytes)')
+  }
+  return {
+    server: server as ServerModule,
+    serverInfo: checkServerInfo(options.serverInfo),
+    era: era as DeploymentEra,
+    path,
+    instructions: optionalString('instructions', options.instructions),
+    discover: checkHints('discover', options.discover),
+    cache: checkHints('cache', options.cache),
+    allowedOrigins: checkAllowList('allowedOrigins', options.allowedOrigins, normaliseOrigin),
+    allowedHosts: checkAllowList('allowedHosts', options.allowedHosts, (h) => h.toLowerCase()),
+    tasks,
+    bodyLimit
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Header–body validation of modern (2026-07-28) requests: the transport
+ * mirrors the version, method and name into headers for intermediaries, and
+ * a server must reject any disagreement (HeaderMismatch, -32020).
+ */
+import type { IncomingHttpHeaders } from 'node:http'
+
+const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
+
+/** Decodes the `=?base64?...?=` form of `Mcp-Name`; undefined when malformed. */
+export function decodeHeaderValue (value: string): string | undefined {
+  if (!value.startsWith('=?base64?')) return value
+  const match = BASE64_SENTINEL.exec(value)
+  if (match === null) return undefined
+  const encoded = match[1] as string
+  if (encoded.length % 4 !== 0) return undefined
+  const bytes = Buffer.from(encoded, 'base64')
+  const text = bytes.toString('utf8')
+  // Reject bytes that are not valid UTF-8 rather than compare a lossy decoding.
+  if (!Buffer.from(text, 'utf8').equals(bytes)) return undefined
+  return text
+}
+
+function single (headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+/**
+ * Returns a description of the first mismatch, or undefined when the headers
+ * agree with the body. `name` is the body value `Mcp-Name` must repeat, if any.
+ */
+export function findHeaderMismatch (
+  headers: IncomingHttpHeaders,
+  version: string,
+  method: string,
+  name: string | undefined
+): string | undefined {
+  const versionHeader = single(headers, 'mcp-protocol-version')
+  if (versionHeader === undefined) return 'Header mismatch: MCP-Protocol-Version header is required'
+  if (versionHeader !== version) {
+    return `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(versionHeader)} does not match _meta protocol version ${JSON.stringify(version)}`
+  }
+  const methodHeader = single(headers, 'mcp-method')
+  if (methodHeader === undefined) return 'Header mismatch: Mcp-Method header is required'
+  if (methodHeader !== method) {
+    return `Header mismatch: Mcp-Method header ${JSON.stringify(methodHeader)} does not match body method ${JSON.stringify(method)}`
+  }
+  if (name === undefined) return undefined
+  const nameHeader = single(headers, 'mcp-name')
+  if (nameHeader === undefined) return `Header mismatch: Mcp-Name header is required for ${method}`
+  const decoded = decodeHeaderValue(nameHeader)
+  if (decoded === undefined) return 'Header mismatch: Mcp-Name header has a malformed base64 value'
+  if (decoded !== name) {
+    return `Header mismatch: Mcp-Name header ${JSON.stringify(decoded)} does not match body value ${JSON.stringify(name)}`
+  }
+  return undefined
+}

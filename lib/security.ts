@@ -1,0 +1,69 @@
+/**
+ * DNS-rebinding defence (PROTOCOL.md section 7): which `Origin` and `Host`
+ * headers may reach the endpoint.
+ *
+ * With nothing configured, a connection that arrives on a loopback address
+ * accepts only loopback origins and hosts (a rebinding page names a foreign
+ * host); elsewhere a browser origin must match the `Host` it is calling.
+ */
+import type { FastifyRequest } from 'fastify'
+
+const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+
+function isLoopbackAddress (address: string | undefined): boolean {
+  if (address === undefined) return false
+  return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.')
+}
+
+/** The host name of a `Host` header value or URL host, without port, lower-cased. */
+function hostName (host: string): string {
+  const h = host.toLowerCase()
+  if (h.startsWith('[')) {
+    const end = h.indexOf(']')
+    return end === -1 ? h : h.slice(0, end + 1)
+  }
+  const colon = h.indexOf(':')
+  return colon === -1 ? h : h.slice(0, colon)
+}
+
+function isLoopbackName (name: string): boolean {
+  return LOOPBACK_NAMES.has(name) || name.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(name)
+}
+
+export type SecurityVerdict = 'ok' | 'origin' | 'host'
+
+export interface SecurityPolicy {
+  allowedOrigins: ReadonlySet<string> | true | undefined
+  allowedHosts: ReadonlySet<string> | true | undefined
+}
+
+/** Returns which header (if any) makes the request unacceptable. */
+export function checkRequestSource (request: FastifyRequest, policy: SecurityPolicy): SecurityVerdict {
+  const host = request.headers.host
+  const onLoopback = isLoopbackAddress(request.socket?.localAddress)
+
+  const { allowedHosts } = policy
+  if (allowedHosts !== true) {
+    if (allowedHosts !== undefined) {
+      if (host === undefined) return 'host'
+      const h = host.toLowerCase()
+      if (!allowedHosts.has(h) && !allowedHosts.has(hostName(h))) return 'host'
+    } else if (onLoopback && host !== undefined && !isLoopbackName(hostName(host))) {
+      return 'host'
+    }
+  }
+
+  const origin = request.headers.origin
+  if (origin === undefined) return 'ok' // not a browser: nothing to rebind
+  const { allowedOrigins } = policy
+  if (allowedOrigins === true) return 'ok'
+  let url: URL
+  try {
+    url = new URL(origin)
+  } catch {
+    return 'origin' // includes the literal "null" origin of sandboxed pages
+  }
+  if (allowedOrigins !== undefined) return allowedOrigins.has(url.origin) ? 'ok' : 'origin'
+  if (onLoopback) return isLoopbackName(url.hostname.toLowerCase()) ? 'ok' : 'origin'
+  return host !== undefined && url.host.toLowerCase() === host.toLowerCase() ? 'ok' : 'origin'
+}
