@@ -60,6 +60,7 @@ function checkServerInfo (problems: string[], info: any): void {
 
 const discoverBody = request('server/discover', { _meta: MODERN_META })
 
+// Order is timing order within a round: rejected right after discover, which it is compared with.
 export const SCENARIOS: readonly Scenario[] = [
   {
     name: 'discover',
@@ -78,6 +79,21 @@ export const SCENARIOS: readonly Scenario[] = [
       return problems
     },
     servers: ['plugin', 'bare', 'official']
+  },
+  {
+    name: 'rejected',
+    what: 'discover body with a mismatching Mcp-Method header (400, -32020)',
+    headers: modernHeaders('tools/list'),
+    body: discoverBody,
+    status: 400,
+    schema: { version: MODERN_VERSION, message: 'HeaderMismatchError' },
+    check (m) {
+      const problems: string[] = []
+      expect(problems, m.id === 1, 'id is not echoed')
+      expect(problems, m.error?.code === -32020, `error code is ${m.error?.code}`)
+      return problems
+    },
+    servers: ['plugin', 'official']
   },
   {
     name: 'initialize',
@@ -117,20 +133,5 @@ export const SCENARIOS: readonly Scenario[] = [
       return problems
     },
     servers: ['plugin', 'bare', 'official']
-  },
-  {
-    name: 'rejected',
-    what: 'discover body with a mismatching Mcp-Method header (400, -32020)',
-    headers: modernHeaders('tools/list'),
-    body: discoverBody,
-    status: 400,
-    schema: { version: MODERN_VERSION, message: 'HeaderMismatchError' },
-    check (m) {
-      const problems: string[] = []
-      expect(problems, m.id === 1, 'id is not echoed')
-      expect(problems, m.error?.code === -32020, `error code is ${m.error?.code}`)
-      return problems
-    },
-    servers: ['plugin', 'official']
   }
 ]
