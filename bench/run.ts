@@ -224,7 +224,7 @@ interface Cell {
 
 interface Ratio {
   name: string
-  scenario: ScenarioName
+  scenario: ScenarioName | 'all'
   metric: Metric
   numerator: string
   denominator: string
@@ -243,7 +243,7 @@ function cell (runs: Run[]): Cell {
 }
 
 function ratio (
-  name: string, scenario: ScenarioName, metric: Metric,
+  name: string, scenario: ScenarioName | 'all', metric: Metric,
   a: { label: string, cell: Cell }, b: { label: string, cell: Cell },
   target: { op: '>=' | '<=', value: number }
 ): Ratio {
@@ -252,6 +252,22 @@ function ratio (
   const { min, max } = perRound.length > 0 ? spread(perRound) : { min: Number.NaN, max: Number.NaN }
   const pass = target.op === '>=' ? value >= target.value : value <= target.value
   return { name, scenario, metric, numerator: a.label, denominator: b.label, value, min, max, target: `${target.op} ${target.value}`, pass }
+}
+
+/**
+ * Peak RSS is a property of the process, and the heap one scenario grows is
+ * still there in the next: so compare each round's peak over the scenarios
+ * both servers ran.
+ */
+function peakMemory (cells: Map<ScenarioName, Map<ServerName, Cell>>, a: ServerName, b: ServerName): [{ label: string, cell: Cell }, { label: string, cell: Cell }] | null {
+  const shared = [...cells.values()].filter((byServer) => byServer.has(a) && byServer.has(b))
+  if (shared.length === 0) return null
+  const peaks = (server: ServerName): { label: string, cell: Cell } => {
+    const perScenario = shared.map((byServer) => (byServer.get(server) as Cell).runs)
+    const runs = (perScenario[0] as Run[]).map((run, round) => ({ ...run, rss: Math.max(...perScenario.map((r) => r[round]?.rss ?? 0)) }))
+    return { label: `${server} all scenarios`, cell: cell(runs) }
+  }
+  return [peaks(a), peaks(b)]
 }
 
 function ratios (cells: Map<ScenarioName, Map<ServerName, Cell>>): Ratio[] {
@@ -267,7 +283,6 @@ function ratios (cells: Map<ScenarioName, Map<ServerName, Cell>>): Ratio[] {
     if (plugin !== null && bare !== null) {
       out.push(ratio('plugin/bare req/s', scenario, 'rps', plugin, bare, { op: '>=', value: 0.9 }))
       out.push(ratio('plugin/bare p99', scenario, 'p99', plugin, bare, { op: '<=', value: 1.2 }))
-      out.push(ratio('plugin/bare peak RSS', scenario, 'rss', plugin, bare, { op: '<=', value: 1.15 }))
       // the req/s target as a cost: 0.9x the throughput at saturation is 1/0.9 the CPU per request
       out.push(ratio('plugin/bare CPU/req', scenario, 'cpuPerRequest', plugin, bare, { op: '<=', value: 1.11 }))
     }
@@ -276,6 +291,8 @@ function ratios (cells: Map<ScenarioName, Map<ServerName, Cell>>): Ratio[] {
       out.push(ratio('official/plugin CPU/req', scenario, 'cpuPerRequest', official, plugin, { op: '>=', value: 6 }))
     }
   }
+  const memory = peakMemory(cells, 'plugin', 'bare')
+  if (memory !== null) out.push(ratio('plugin/bare peak RSS', 'all', 'rss', memory[0], memory[1], { op: '<=', value: 1.15 }))
   const rejected = get('rejected', 'plugin')
   const discover = get('discover', 'plugin')
   if (rejected !== null && discover !== null) {
