@@ -3,7 +3,7 @@
  * module implements (PROTOCOL.md section 2). The endpoint routes with the same
  * table (methods.ts), so what is advertised is exactly what is served.
  */
-import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from './errors.js'
+import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from './errors.js'
 import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS } from './methods.js'
 import type { CapabilitiesDeclaration, JsonObject } from './server-module.js'
 
@@ -39,11 +39,15 @@ type Optionalise<T> = Flatten<
   { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> }
 >
 
-interface LegacyResources<M> { listChanged: false, subscribe?: HandlerState<M, 'subscribeResource'> extends 'no' ? never : true }
+// legacy `subscribe` follows the handler exactly: present, maybe, or absent
+type LegacyResources<M> = Optionalise<{
+  readonly listChanged: false
+  readonly subscribe: Field<HandlerState<M, 'subscribeResource'>, true>
+}>
 
 type LegacyShape<M> = Optionalise<{
   tools: Field<HandlerState<M, 'listTools'>, { readonly listChanged: false }>
-  resources: Field<HandlerState<M, 'listResources'>, Readonly<Flatten<LegacyResources<M>>>>
+  resources: Field<HandlerState<M, 'listResources'>, Readonly<LegacyResources<M>>>
   prompts: Field<HandlerState<M, 'listPrompts'>, { readonly listChanged: false }>
   completions: Field<HandlerState<M, 'complete'>, Readonly<JsonObject>>
   logging: Field<HandlerState<M, 'setLogLevel'>, Readonly<JsonObject>>
@@ -80,7 +84,8 @@ export interface ModernServerCapabilities {
 
 /** The capabilities type `buildCapabilities` returns for module type `M` in era `E`. */
 export type BuiltCapabilities<M, E extends Era> =
-  M extends { capabilities: any }
+  // a declaration (even an optional one) can switch anything off: general shape
+  'capabilities' extends keyof M
     ? (E extends 'modern' ? ModernServerCapabilities : LegacyServerCapabilities)
     : E extends 'modern'
       ? Readonly<ModernShape<M>>
@@ -181,7 +186,8 @@ function requireHandlers (server: object, capability: CapabilityName): void {
  *   when it has one, else tools/resources/prompts for each list handler;
  * - legacy: `listChanged: false`; `resources.subscribe` iff `subscribeResource`;
  *   `logging` iff `setLogLevel`; `completions` iff `complete`;
- * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always,
+ * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always
+ *   (each unless the declaration sets it `false`),
  *   `completions` iff `complete`, the tasks extension iff `tasks`.
  *
  * Throws `FST_MCP_MISSING_HANDLER` when a capability would be advertised
@@ -191,31 +197,36 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
   server: M,
   options: BuildCapabilitiesOptions<E> = {}
 ): BuiltCapabilities<M, E> {
-  if (server === null || typeof server !== 'object') {
+  if (server === null || typeof server !== 'object' || Array.isArray(server)) {
     throw new FST_MCP_INVALID_SERVER('expected an object whose methods are the MCP handlers')
   }
   if (options === null || typeof options !== 'object') {
-    throw new FST_MCP_INVALID_SERVER('options must be an object')
+    throw new FST_MCP_INVALID_OPTION('options', 'must be an object')
   }
-  const era: unknown = options.era ?? 'legacy'
+  // only an absent era defaults; null, '' and the like are rejected
+  const era: unknown = options.era === undefined ? 'legacy' : options.era
   if (era !== 'legacy' && era !== 'modern') {
     throw new FST_MCP_INVALID_ERA(String(era), ERAS.join(', '))
+  }
+  if (options.tasks !== undefined && typeof options.tasks !== 'boolean') {
+    throw new FST_MCP_INVALID_OPTION('tasks', 'must be a boolean')
   }
   const modern = era === 'modern'
   const declared = (server as { capabilities?: unknown }).capabilities !== undefined
   const base = declared ? declaredBase(server, era) : derivedBase(server)
 
   const caps: JsonObject = {}
-  const listChanged = modern
+  // legacy has no push channel; modern pushes unless the module said `false`
+  const listChanged = (set: JsonObject): boolean => modern && set.listChanged !== false
 
   if (base.tools) {
     requireHandlers(server, 'tools')
-    caps.tools = { ...base.tools, listChanged }
+    caps.tools = { ...base.tools, listChanged: listChanged(base.tools) }
   }
   if (base.resources) {
     requireHandlers(server, 'resources')
     const explicitSubscribe = base.resources.subscribe
-    const resources: JsonObject = { ...base.resources, listChanged }
+    const resources: JsonObject = { ...base.resources, listChanged: listChanged(base.resources) }
     delete resources.subscribe
     if (explicitSubscribe !== false) {
       if (modern) {
@@ -230,7 +241,7 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
   }
   if (base.prompts) {
     requireHandlers(server, 'prompts')
-    caps.prompts = { ...base.prompts, listChanged }
+    caps.prompts = { ...base.prompts, listChanged: listChanged(base.prompts) }
   }
 
   if (base.completions !== false && (base.completions !== undefined || hasHandler(server, 'complete'))) {

@@ -8,6 +8,7 @@ import { isStatic, resolveHints } from './cache-hints.js'
 import type { EndpointState } from './endpoint-state.js'
 import type { RequestId } from './jsonrpc.js'
 import { type PreparedResult, prepareResult, preparedResponse } from './responses.js'
+import { DiscoverResult } from './schemas.js'
 import { MODERN_VERSIONS } from './versions.js'
 
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo'
@@ -28,7 +29,7 @@ export function createDiscoverResponder (state: EndpointState): DiscoverResponde
     result.ttlMs = ttlMs
     result.cacheScope = cacheScope
     result._meta = meta
-    return prepareResult(result)
+    return prepareResult(DiscoverResult, result)
   }
 
   const hints = options.discover

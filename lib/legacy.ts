@@ -14,11 +14,12 @@ import { ErrorCode } from './mcp-error.js'
 import { METHOD_ROUTES } from './methods.js'
 import type { ServerInfo } from './options.js'
 import { type PreparedResult, prepareResult, preparedResponse, resultResponse } from './responses.js'
+import { InitializeResult, Result } from './schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from './versions.js'
 
 /** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
 const VERSION_WITHOUT_HEADER = '2025-03-26'
-const EMPTY_RESULT = prepareResult({})
+const EMPTY_RESULT = prepareResult(Result, {})
 
 /** `Implementation` fields each legacy version defines; older clients get only theirs. */
 function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): ServerInfo {
@@ -46,7 +47,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       serverInfo: serverInfoFor(version, options.serverInfo)
     }
     if (options.instructions !== undefined) result.instructions = options.instructions
-    initializeResults.set(version, prepareResult(result))
+    initializeResults.set(version, prepareResult(InitializeResult, result))
   }
 
   function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {

@@ -45,8 +45,11 @@ function route (r: MethodRoute): MethodRoute {
   return Object.freeze(r)
 }
 
-/** Every method routed to a server module handler, by JSON-RPC method name. */
-export const METHOD_ROUTES: Readonly<Record<string, MethodRoute>> = Object.freeze({
+/**
+ * Every method routed to a server module handler, by JSON-RPC method name.
+ * Null prototype: a method named `constructor` or `toString` finds nothing.
+ */
+export const METHOD_ROUTES: Readonly<Record<string, MethodRoute>> = Object.freeze(Object.assign(Object.create(null) as Record<string, MethodRoute>, {
   'tools/list': route({ handler: 'listTools', capability: 'tools', eras: BOTH, cacheable: true }),
   'tools/call': route({ handler: 'callTool', capability: 'tools', eras: BOTH, cacheable: false, nameParam: 'name' }),
   'resources/list': route({ handler: 'listResources', capability: 'resources', eras: BOTH, cacheable: true }),
@@ -58,7 +61,8 @@ export const METHOD_ROUTES: Readonly<Record<string, MethodRoute>> = Object.freez
   'resources/subscribe': route({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false }),
   'resources/unsubscribe': route({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
   'logging/setLevel': route({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false })
-})
+
+}))
 
 /**
  * The handlers a capability needs before it may be advertised. A module that

@@ -63,7 +63,7 @@ export function createModernHandler (state: EndpointState): EraHandler {
     out._meta = isJsonObject(result._meta)
       ? { ...result._meta, [SERVER_INFO_META]: serverInfo }
       : { [SERVER_INFO_META]: serverInfo }
-    if (cacheable) {
+    if (cacheable && out.resultType === 'complete') {
       // A handler may set its own hints on a result; anything invalid falls back to the configured ones.
       let configured: CacheHints | undefined
       if (!isValidTtl(out.ttlMs)) out.ttlMs = (configured ??= resolveHints(cacheHints, request)).ttlMs

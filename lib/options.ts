@@ -86,6 +86,13 @@ export interface ResolvedOptions {
   bodyLimit: number
 }
 
+/** Our options, plus the ones Fastify's `register` itself reads from the same object. */
+const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
+  'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'bodyLimit',
+  'prefix', 'logLevel', 'logSerializers'
+])
+
 function isObject (value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value)
 }
@@ -112,8 +119,8 @@ function checkServerInfo (value: unknown): Readonly<ServerInfo> {
     info.websiteUrl = w
   }
   if (icons !== undefined) {
-    if (!Array.isArray(icons) || !icons.every((i) => isObject(i) && typeof i.src === 'string')) {
-      throw new FST_MCP_INVALID_OPTION('serverInfo.icons', 'expected an array of { src, mimeType?, sizes?, theme? }')
+    if (!Array.isArray(icons) || !icons.every((i) => isObject(i) && typeof i.src === 'string' && URL.canParse(i.src))) {
+      throw new FST_MCP_INVALID_OPTION('serverInfo.icons', 'expected an array of { src (a URI), mimeType?, sizes?, theme? }')
     }
     info.icons = JSON.parse(JSON.stringify(icons)) as Icon[]
   }
@@ -161,19 +168,22 @@ function normaliseOrigin (origin: string): string {
 /** Validates and normalises the options; throws a coded error for the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {
   if (!isObject(options)) throw new FST_MCP_INVALID_OPTION('options', 'expected an object')
+  for (const key of Object.keys(options)) {
+    if (!KNOWN_OPTIONS.has(key)) throw new FST_MCP_INVALID_OPTION(key, `unknown option (known: ${[...KNOWN_OPTIONS].slice(0, 12).join(', ')})`)
+  }
   const { server } = options
-  if (server === null || typeof server !== 'object') {
+  if (server === null || typeof server !== 'object' || Array.isArray(server)) {
     throw new FST_MCP_INVALID_SERVER('the "server" option must be an object whose methods are the MCP handlers')
   }
-  const era = options.era ?? DEFAULT_ERA
+  const era = options.era === undefined ? DEFAULT_ERA : options.era
   if (!DEPLOYMENT_ERAS.includes(era as DeploymentEra)) {
     throw new FST_MCP_INVALID_ERA(String(era), DEPLOYMENT_ERAS.join(', '))
   }
-  const path = options.path ?? DEFAULT_PATH
+  const path = options.path === undefined ? DEFAULT_PATH : options.path
   if (typeof path !== 'string' || !path.startsWith('/')) throw new FST_MCP_INVALID_OPTION('path', 'expected a string starting with "/"')
-  const tasks = options.tasks ?? false
+  const tasks = options.tasks === undefined ? false : options.tasks
   if (typeof tasks !== 'boolean') throw new FST_MCP_INVALID_OPTION('tasks', 'expected a boolean')
-  const bodyLimit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
+  const bodyLimit = options.bodyLimit === undefined ? DEFAULT_BODY_LIMIT : options.bodyLimit
   if (typeof bodyLimit !== 'number' || !Number.isSafeInteger(bodyLimit) || bodyLimit <= 0) {
     throw new FST_MCP_INVALID_OPTION('bodyLimit', 'expected a positive integer (bytes)')
   }

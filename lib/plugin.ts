@@ -48,11 +48,15 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const handleModern = createModernHandler(state)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 
+  // fastify-plugin skips encapsulation, so a `prefix` given to register is applied here, to the endpoint's own context.
+  const prefix = (opts as { prefix?: unknown }).prefix
+  const mountPath = (typeof prefix === 'string' ? prefix.replace(/\/+$/, '') : '') + options.path
+
   fastify.decorate('mcp', Object.freeze({
     capabilities: state.capabilities,
     serverInfo: options.serverInfo,
     era: options.era,
-    path: options.path
+    path: mountPath
   }))
 
   async function guard (request: FastifyRequest, reply: FastifyReply): Promise<void> {
@@ -90,8 +94,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     installJsonParser(child, options.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
     child.route({ method: 'POST', url: options.path, onRequest: guard, handler: handlePost })
-    child.route({ method: ['GET', 'DELETE'], url: options.path, exposeHeadRoute: false, onRequest: guard, handler: methodNotAllowed })
-  })
+    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest: guard, handler: methodNotAllowed })
+  }, typeof prefix === 'string' ? { prefix } : {})
 }
 
 export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })

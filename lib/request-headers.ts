@@ -9,7 +9,8 @@ const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
 
 /** Decodes the `=?base64?...?=` form of `Mcp-Name`; undefined when malformed. */
 export function decodeHeaderValue (value: string): string | undefined {
-  if (!value.startsWith('=?base64?')) return value
+  // Only the whole sentinel marks an encoded value; a name that merely starts like it is plain.
+  if (!value.startsWith('=?base64?') || !value.endsWith('?=') || value.length < '=?base64??='.length) return value
   const match = BASE64_SENTINEL.exec(value)
   if (match === null) return undefined
   const encoded = match[1] as string

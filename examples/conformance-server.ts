@@ -1,0 +1,432 @@
+/**
+ * The server the official conformance suite (@modelcontextprotocol/conformance)
+ * tests: a server module carrying the fixtures its scenarios call, by the names
+ * they expect (tools `test_*`, resources `test://...`, prompts `test_*_prompt`,
+ * completions).
+ *
+ *   npm run start:conformance        # HOST (127.0.0.1), PORT (3000), MCP_ERA (dual)
+ *
+ * Fixtures for features the endpoint does not have yet (server-initiated
+ * sampling/elicitation, input_required rounds, tasks) are left out; their
+ * scenarios are listed in test/peers/expected-failures.yaml. Progress, log
+ * and change notifications are emitted through `ctx.progress`, `ctx.log` and
+ * `fastify.mcp.notify*()` when the endpoint offers them.
+ */
+import { realpathSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import mcpCapabilities, { ErrorCode, McpError, type HandlerContext, type ServerModule } from '../lib/index.js'
+
+export const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const
+export type ConformanceEra = typeof CONFORMANCE_ERAS[number]
+
+export const SERVER_INFO = Object.freeze({ name: 'fastify-mcp-capabilities-conformance', version: '1.0.0' })
+
+/** A 1x1 red PNG. */
+export const RED_PIXEL_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC'
+/** 10 ms of 8 kHz, 8-bit mono silence. */
+export const SILENT_WAV = silentWav(80)
+
+const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']
+const NO_ARGS = Object.freeze({ type: 'object', properties: {} })
+
+/** What later endpoint features add to `ctx` (issue 4); used only when present. */
+type StreamingContext = HandlerContext & {
+  progress?: (progress: number, total?: number, message?: string) => unknown
+  log?: (level: string, data: unknown, logger?: string) => unknown
+}
+
+interface Content { type: string, [key: string]: unknown }
+interface ToolResult { content: Content[], isError?: boolean }
+interface CallToolParams { name?: unknown, arguments?: Record<string, unknown>, _meta?: Record<string, unknown> }
+
+interface Tool {
+  description: string
+  inputSchema?: Record<string, unknown>
+  call: (args: Record<string, unknown>, ctx: StreamingContext, params: CallToolParams) => ToolResult | Promise<ToolResult>
+}
+
+/** Change pushes the trigger tools ask for; wired to `fastify.mcp` by `buildConformanceApp`. */
+export interface ConformanceHooks {
+  toolsChanged?: () => boolean
+  promptsChanged?: () => boolean
+}
+
+/** JSON Schema 2020-12 keywords a server must pass through untouched (scenario json-schema-2020-12). */
+const JSON_SCHEMA_2020_12_INPUT = {
+  $schema: 'https://json-schema.org/draft/2020-12/schema',
+  type: 'object',
+  $defs: {
+    address: {
+      $anchor: 'addressDef',
+      type: 'object',
+      properties: { street: { type: 'string' }, city: { type: 'string' } }
+    }
+  },
+  properties: {
+    name: { type: 'string' },
+    address: { $ref: '#/$defs/address' },
+    contactMethod: { type: 'string', enum: ['phone', 'email'] },
+    phone: { type: 'string' },
+    email: { type: 'string' }
+  },
+  allOf: [{ anyOf: [{ required: ['phone'] }, { required: ['email'] }] }],
+  if: { properties: { contactMethod: { const: 'phone' } }, required: ['contactMethod'] },
+  then: { required: ['phone'] },
+  else: { required: ['email'] },
+  additionalProperties: false
+}
+
+function text (value: string): ToolResult {
+  return { content: [{ type: 'text', text: value }] }
+}
+
+function sleep (ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}
+
+/** Builds the conformance server module. Hooks let the trigger tools push list changes. */
+export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerModule {
+  // tools/list keeps this order; http-header-validation calls the first tool with no arguments.
+  const tools: Record<string, Tool> = {
+    test_simple_text: {
+      description: 'Returns a simple text content block',
+      call: () => text('This is a simple text response for testing.')
+    },
+    test_image_content: {
+      description: 'Returns an image content block',
+      call: () => ({ content: [{ type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' }] })
+    },
+    test_audio_content: {
+      description: 'Returns an audio content block',
+      call: () => ({ content: [{ type: 'audio', data: SILENT_WAV, mimeType: 'audio/wav' }] })
+    },
+    test_embedded_resource: {
+      description: 'Returns an embedded resource content block',
+      call: () => ({
+        content: [{
+          type: 'resource',
+          resource: { uri: 'test://embedded-resource', mimeType: 'text/plain', text: 'This is an embedded resource content.' }
+        }]
+      })
+    },
+    test_multiple_content_types: {
+      description: 'Returns text, image and embedded resource content blocks',
+      call: () => ({
+        content: [
+          { type: 'text', text: 'Multiple content types test:' },
+          { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' },
+          {
+            type: 'resource',
+            resource: { uri: 'test://mixed-content-resource', mimeType: 'application/json', text: JSON.stringify({ test: 'data', value: 123 }) }
+          }
+        ]
+      })
+    },
+    test_tool_with_logging: {
+      description: 'Emits three info log messages while it runs',
+      call: async (_args, ctx) => {
+        const steps = ['Tool execution started', 'Tool processing data', 'Tool execution completed']
+        for (const [i, step] of steps.entries()) {
+          if (i > 0) await sleep(50)
+          await ctx.log?.('info', step, 'conformance')
+        }
+        return text('Tool with logging executed successfully')
+      }
+    },
+    test_tool_with_progress: {
+      description: 'Reports progress 0, 50 and 100 of 100 when the request carries a progress token',
+      call: async (_args, ctx) => {
+        for (const [i, step] of [0, 50, 100].entries()) {
+          if (i > 0) await sleep(50)
+          await ctx.progress?.(step, 100, `Completed step ${step} of 100`)
+        }
+        return text('Tool with progress executed successfully')
+      }
+    },
+    test_error_handling: {
+      description: 'Always fails with a tool error (isError: true)',
+      call: () => ({ isError: true, content: [{ type: 'text', text: 'This tool intentionally returns an error for testing' }] })
+    },
+    test_missing_capability: {
+      description: 'Needs the client sampling capability; rejects requests that do not declare it',
+      call: (_args, ctx) => {
+        ctx.requireClientCapabilities('sampling')
+        return text('The client declared sampling')
+      }
+    },
+    test_streaming_elicitation: {
+      description: 'Needs the client elicitation capability; answers on the request stream',
+      call: (_args, ctx) => {
+        ctx.requireClientCapabilities('elicitation')
+        return text('Streaming complete')
+      }
+    },
+    test_logging_tool: {
+      description: 'Logs one info message; the endpoint sends it only when the request asked for logs',
+      call: async (_args, ctx) => {
+        await ctx.log?.('info', 'Diagnostic trace logging activated', 'conformance')
+        return text('Logging evaluated')
+      }
+    },
+    test_trigger_tool_change: {
+      description: 'Announces a tools list change to open subscriptions',
+      call: () => hooks.toolsChanged?.() === true
+        ? text('notifications/tools/list_changed published')
+        : { isError: true, content: [{ type: 'text', text: 'This endpoint cannot push list changes yet' }] }
+    },
+    test_trigger_prompt_change: {
+      description: 'Announces a prompts list change to open subscriptions',
+      call: () => hooks.promptsChanged?.() === true
+        ? text('notifications/prompts/list_changed published')
+        : { isError: true, content: [{ type: 'text', text: 'This endpoint cannot push list changes yet' }] }
+    },
+    json_schema_2020_12_tool: {
+      description: 'Declares an input schema that uses JSON Schema 2020-12 keywords',
+      inputSchema: JSON_SCHEMA_2020_12_INPUT,
+      call: (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`)
+    }
+  }
+
+  const resources = [
+    { uri: 'test://static-text', name: 'static-text', title: 'Static Text Resource', description: 'A static text resource', mimeType: 'text/plain' },
+    { uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', description: 'A static binary resource (a PNG image)', mimeType: 'image/png' },
+    { uri: 'test://watched-resource', name: 'watched-resource', title: 'Watched Resource', description: 'A resource clients may subscribe to', mimeType: 'text/plain' }
+  ]
+  const templateUri = /^test:\/\/template\/([^/]+)\/data$/
+
+  function read (uri: string): Record<string, unknown> | undefined {
+    switch (uri) {
+      case 'test://static-text':
+        return { uri, mimeType: 'text/plain', text: 'This is the content of the static text resource.' }
+      case 'test://static-binary':
+        return { uri, mimeType: 'image/png', blob: RED_PIXEL_PNG }
+      case 'test://watched-resource':
+        return { uri, mimeType: 'text/plain', text: 'Watched resource content' }
+    }
+    const match = templateUri.exec(uri)
+    if (match !== null) {
+      const id = decodeURIComponent(match[1] ?? '')
+      return { uri, mimeType: 'application/json', text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }) }
+    }
+    return undefined
+  }
+
+  function knownResource (params: { uri?: unknown }): string {
+    const uri = params.uri
+    if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a string')
+    if (read(uri) === undefined) throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
+    return uri
+  }
+
+  const prompts = [
+    { name: 'test_simple_prompt', title: 'Simple Test Prompt', description: 'A prompt without arguments' },
+    {
+      name: 'test_prompt_with_arguments',
+      title: 'Prompt With Arguments',
+      description: 'A prompt with two required arguments',
+      arguments: [
+        { name: 'arg1', description: 'First test argument', required: true },
+        { name: 'arg2', description: 'Second test argument', required: true }
+      ]
+    },
+    {
+      name: 'test_prompt_with_embedded_resource',
+      title: 'Prompt With Embedded Resource',
+      description: 'A prompt that embeds a resource',
+      arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }]
+    },
+    { name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes an image' }
+  ]
+
+  function requiredArgument (args: Record<string, unknown> | undefined, name: string): string {
+    const value = args?.[name]
+    if (typeof value !== 'string') throw new McpError(ErrorCode.InvalidParams, `Invalid params: argument "${name}" is required`)
+    return value
+  }
+
+  const completions: Record<string, readonly string[]> = {
+    'ref/prompt test_prompt_with_arguments arg1': ['paris', 'park', 'party'],
+    'ref/prompt test_prompt_with_arguments arg2': ['hello', 'help', 'world'],
+    'ref/resource test://template/{id}/data id': ['1', '2', '3', '123']
+  }
+
+  return {
+    listTools () {
+      return {
+        tools: Object.entries(tools).map(([name, tool]) => ({
+          name,
+          description: tool.description,
+          inputSchema: tool.inputSchema ?? NO_ARGS
+        }))
+      }
+    },
+
+    async callTool (params: CallToolParams, ctx: HandlerContext) {
+      const name = params.name
+      const tool = typeof name === 'string' && Object.hasOwn(tools, name) ? tools[name] : undefined
+      if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
+      return tool.call(params.arguments ?? {}, ctx, params)
+    },
+
+    listResources () {
+      return { resources }
+    },
+
+    listResourceTemplates () {
+      return {
+        resourceTemplates: [{
+          uriTemplate: 'test://template/{id}/data',
+          name: 'template',
+          title: 'Resource Template',
+          description: 'A template whose id is substituted into the content',
+          mimeType: 'application/json'
+        }]
+      }
+    },
+
+    readResource (params: { uri?: unknown }) {
+      const uri = knownResource(params)
+      return { contents: [read(uri)] }
+    },
+
+    // Stateless: there is nothing to remember per client; the endpoint delivers updates.
+    subscribeResource (params: { uri?: unknown }) {
+      knownResource(params)
+      return {}
+    },
+
+    unsubscribeResource (params: { uri?: unknown }) {
+      knownResource(params)
+      return {}
+    },
+
+    listPrompts () {
+      return { prompts }
+    },
+
+    getPrompt (params: { name?: unknown, arguments?: Record<string, unknown> }) {
+      switch (params.name) {
+        case 'test_simple_prompt':
+          return { messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] }
+        case 'test_prompt_with_arguments': {
+          const arg1 = requiredArgument(params.arguments, 'arg1')
+          const arg2 = requiredArgument(params.arguments, 'arg2')
+          return { messages: [{ role: 'user', content: { type: 'text', text: `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'` } }] }
+        }
+        case 'test_prompt_with_embedded_resource': {
+          const uri = requiredArgument(params.arguments, 'resourceUri')
+          return {
+            messages: [
+              { role: 'user', content: { type: 'resource', resource: { uri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' } } },
+              { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } }
+            ]
+          }
+        }
+        case 'test_prompt_with_image':
+          return {
+            messages: [
+              { role: 'user', content: { type: 'image', data: RED_PIXEL_PNG, mimeType: 'image/png' } },
+              { role: 'user', content: { type: 'text', text: 'Please analyze the image above.' } }
+            ]
+          }
+      }
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(params.name)}`)
+    },
+
+    complete (params: { ref?: { type?: unknown, name?: unknown, uri?: unknown }, argument?: { name?: unknown, value?: unknown } }) {
+      const ref = params.ref
+      const key = `${String(ref?.type)} ${String(ref?.type === 'ref/resource' ? ref.uri : ref?.name)} ${String(params.argument?.name)}`
+      const prefix = typeof params.argument?.value === 'string' ? params.argument.value : ''
+      const values = (completions[key] ?? []).filter((v) => v.startsWith(prefix))
+      return { completion: { values, total: values.length, hasMore: false } }
+    },
+
+    // The endpoint applies the level to what `ctx.log` sends; the module only checks it.
+    setLogLevel (params: { level?: unknown }) {
+      if (typeof params.level !== 'string' || !LOG_LEVELS.includes(params.level)) {
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params: level must be one of ${LOG_LEVELS.join(', ')}`)
+      }
+      return {}
+    }
+  }
+}
+
+export interface ConformanceAppOptions {
+  era?: ConformanceEra
+  logger?: FastifyServerOptions['logger']
+}
+
+/** A Fastify app serving the conformance module at /mcp. */
+export async function buildConformanceApp (options: ConformanceAppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({ logger: options.logger ?? false })
+  const hooks: ConformanceHooks = {
+    toolsChanged: () => callNotifier(app, 'notifyToolsChanged'),
+    promptsChanged: () => callNotifier(app, 'notifyPromptsChanged')
+  }
+  await app.register(mcpCapabilities, {
+    server: buildConformanceServer(hooks),
+    serverInfo: SERVER_INFO,
+    era: options.era ?? 'dual',
+    path: '/mcp',
+    instructions: 'Fixtures for the MCP conformance suite.'
+  })
+  return app
+}
+
+/** Calls `fastify.mcp[name]()` when the endpoint has it (change pushes arrive with issue 4). */
+function callNotifier (app: FastifyInstance, name: string): boolean {
+  const mcp = app.mcp as unknown as Record<string, unknown>
+  const notify = mcp[name]
+  if (typeof notify !== 'function') return false
+  notify.call(mcp)
+  return true
+}
+
+export function parseEra (value: string | undefined): ConformanceEra {
+  if (value === undefined || value === '') return 'dual'
+  const era = CONFORMANCE_ERAS.find((e) => e === value)
+  if (era === undefined) throw new Error(`MCP_ERA must be one of ${CONFORMANCE_ERAS.join(', ')}, got "${value}"`)
+  return era
+}
+
+function silentWav (samples: number): string {
+  const header = Buffer.alloc(44)
+  header.write('RIFF', 0)
+  header.writeUInt32LE(36 + samples, 4)
+  header.write('WAVE', 8)
+  header.write('fmt ', 12)
+  header.writeUInt32LE(16, 16) // fmt chunk size
+  header.writeUInt16LE(1, 20) // PCM
+  header.writeUInt16LE(1, 22) // mono
+  header.writeUInt32LE(8000, 24) // sample rate
+  header.writeUInt32LE(8000, 28) // byte rate
+  header.writeUInt16LE(1, 32) // block align
+  header.writeUInt16LE(8, 34) // bits per sample
+  header.write('data', 36)
+  header.writeUInt32LE(samples, 40)
+  return Buffer.concat([header, Buffer.alloc(samples, 128)]).toString('base64')
+}
+
+function isMain (): boolean {
+  const entry = process.argv[1]
+  if (entry === undefined) return false
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url))
+  } catch {
+    return false
+  }
+}
+
+if (isMain()) {
+  const host = process.env.HOST || '127.0.0.1'
+  const port = Number(process.env.PORT || 3000)
+  const era = parseEra(process.env.MCP_ERA)
+  const app = await buildConformanceApp({ era, logger: { level: process.env.LOG_LEVEL || 'info' } })
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })
+  }
+  const address = await app.listen({ host, port })
+  // Tests read this line to find the endpoint when PORT=0.
+  console.log(`MCP endpoint (${era}): ${address}/mcp`)
+}

@@ -1,0 +1,46 @@
+/**
+ * The package's public surface: the plugin is the default export and the
+ * named `mcpCapabilities`; `buildCapabilities` is a named export. Checked on
+ * the sources and, when built, on `dist/` through the package's own name
+ * (which goes through the `exports` map).
+ */
+import t, { type Test } from 'tap'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { REPO_ROOT } from './helpers/shared.js'
+
+type Entry = Record<string, any>
+
+function checkEntry (t: Test, entry: Entry): void {
+  t.type(entry.default, 'function', 'default export is a function')
+  t.equal(entry.default, entry.mcpCapabilities, 'default export === mcpCapabilities')
+  const meta = entry.mcpCapabilities[Symbol.for('plugin-meta')]
+  t.equal(meta?.name, 'fastify-mcp-capabilities', 'fastify-plugin name')
+  t.equal(meta?.fastify, '5.x', 'fastify version range')
+  t.equal(entry.mcpCapabilities[Symbol.for('skip-override')], true, 'wrapped with fastify-plugin')
+  t.type(entry.buildCapabilities, 'function', 'buildCapabilities is a named export')
+  t.same(entry.buildCapabilities({ listTools () {}, callTool () {} }, { era: 'modern' }), { tools: { listChanged: true }, logging: {} },
+    'buildCapabilities works from this entry')
+}
+
+t.test('lib/index.ts', async (t) => {
+  checkEntry(t, await import('../lib/index.js'))
+})
+
+const dist = join(REPO_ROOT, 'dist', 'lib', 'index.js')
+// a variable, so the type check does not need dist/ to exist yet
+const PACKAGE_NAME = 'fastify-mcp-capabilities'
+
+t.test('built package, through its exports map', { skip: existsSync(dist) ? false : 'not built (npm run build)' }, async (t) => {
+  checkEntry(t, await import(dist))
+  checkEntry(t, await import(PACKAGE_NAME))
+})
+
+t.test('package.json exports: types first', async (t) => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
+  const main = pkg.exports['.']
+  t.equal(Object.keys(main)[0], 'types', 'the types condition comes first')
+  t.equal(main.default, './dist/lib/index.js', 'default condition points at the build')
+  t.equal(pkg.name, PACKAGE_NAME)
+  t.equal(pkg.type, 'module', 'ESM package')
+})

@@ -1,0 +1,58 @@
+/**
+ * Validators for the official MCP JSON Schemas in the shared folder, one per
+ * `$defs` entry, and for our own TypeBox schemas with the same ajv settings.
+ */
+import { readdirSync, readFileSync, existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { Ajv2020 } from 'ajv/dist/2020.js'
+import type { ValidateFunction } from 'ajv'
+import addFormatsModule from 'ajv-formats'
+import type { TSchema } from '@sinclair/typebox'
+import { SHARED_DIR } from './shared.js'
+
+export type SpecVersion = '2025-11-25' | '2026-07-28'
+
+// ajv-formats is CommonJS; its default export arrives wrapped under NodeNext
+const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
+
+function newAjv (): Ajv2020 {
+  const ajv = new Ajv2020({ strict: false, allErrors: true })
+  addFormats(ajv)
+  return ajv
+}
+
+const specAjv = newAjv()
+for (const version of ['2025-11-25', '2026-07-28'] as const) {
+  const schema = JSON.parse(readFileSync(join(SHARED_DIR, 'mcp-spec', version, 'schema.json'), 'utf8'))
+  specAjv.addSchema(schema, `mcp-${version}`)
+}
+
+const specCache = new Map<string, ValidateFunction>()
+
+/** A validator for `$defs/<def>` of the spec schema of `version`. */
+export function specValidator (version: SpecVersion, def: string): ValidateFunction {
+  const key = `mcp-${version}#/$defs/${def}`
+  let validate = specCache.get(key)
+  if (validate === undefined) {
+    validate = specAjv.compile({ $ref: key })
+    specCache.set(key, validate)
+  }
+  return validate
+}
+
+const ourAjv = newAjv()
+
+/** An ajv validator for one of our TypeBox schemas. */
+export function ourValidator (schema: TSchema): ValidateFunction {
+  return ourAjv.compile(schema)
+}
+
+/** The 2026-07-28 spec examples of a type, as `[file name, value]` pairs. */
+export function specExamples (type: string): Array<[string, unknown]> {
+  const dir = join(SHARED_DIR, 'mcp-spec', '2026-07-28', 'examples', type)
+  if (!existsSync(dir)) return []
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => [f, JSON.parse(readFileSync(join(dir, f), 'utf8'))])
+}
