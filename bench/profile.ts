@@ -5,7 +5,9 @@
  *
  *   npx tsx bench/profile.ts                         # every scenario, 5 s each
  *   npx tsx bench/profile.ts --scenarios discover --duration 10
- *   npx tsx bench/profile.ts --server bare           # the floor, for comparison
+ *   npx tsx bench/profile.ts --server bare           # the floor
+ *   npx tsx bench/profile.ts --compare --scenarios discover
+ *                               # plugin and bare, then where the plugin spends more per request
  *
  * The .cpuprofile is kept under bench/results/profiles/ (open it in Chrome
  * DevTools or speedscope for the flame graph).
@@ -15,7 +17,7 @@ import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { choosePinning, compileServers, launch, pinSelf, REPO_DIR, RESULTS_DIR, type RunningServer } from './launch.js'
-import { SCENARIOS, type ScenarioName, type ServerName } from './scenarios.js'
+import { type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
 import type { AnswersMessage } from './servers/bare.js'
 import { capture, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
@@ -99,50 +101,47 @@ export function hotSpots (profile: CpuProfile, firstFrame: string): { hot: Hot[]
   return { hot: [...out.values()], sampled }
 }
 
-function print (title: string, rows: Hot[], total: number, by: 'self' | 'total', limit: number): void {
+function print (title: string, rows: Hot[], busy: number, requests: number, by: 'self' | 'total', limit: number): void {
   process.stdout.write(`\n${title}\n`)
-  process.stdout.write(`  ${'self %'.padStart(7)} ${'total %'.padStart(8)}  function  (file:line)\n`)
+  process.stdout.write(`  ${'self %'.padStart(7)} ${'total %'.padStart(8)} ${'self µs/req'.padStart(12)}  function  (file:line)\n`)
   for (const hot of [...rows].sort((a, b) => b[by] - a[by]).slice(0, limit)) {
-    const self = ((hot.self / total) * 100).toFixed(1).padStart(6)
-    const incl = ((hot.total / total) * 100).toFixed(1).padStart(7)
-    process.stdout.write(`  ${self}% ${incl}%  ${hot.name}  (${hot.where})\n`)
+    const self = ((hot.self / busy) * 100).toFixed(1).padStart(6)
+    const incl = ((hot.total / busy) * 100).toFixed(1).padStart(7)
+    const perRequest = (hot.self / requests).toFixed(2).padStart(12)
+    process.stdout.write(`  ${self}% ${incl}% ${perRequest}  ${hot.name}  (${hot.where})\n`)
   }
 }
 
-async function main (): Promise<void> {
-  const { values } = parseArgs({
-    options: {
-      server: { type: 'string', default: 'plugin' },
-      scenarios: { type: 'string' },
-      duration: { type: 'string', default: '5' },
-      connections: { type: 'string', default: '10' },
-      top: { type: 'string', default: '25' },
-      'no-pin': { type: 'boolean', default: false }
-    }
-  })
-  const serverName = values.server as ServerName
-  if (!['plugin', 'bare', 'official'].includes(serverName)) throw new Error(`--server: plugin, bare or official, got "${serverName}"`)
-  const wanted = values.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name)
-  const scenarios = SCENARIOS.filter((s) => wanted.includes(s.name) && s.servers.includes(serverName))
-  if (scenarios.length === 0) throw new Error(`no scenario selected that ${serverName} serves`)
-  const duration = Number(values.duration)
-  const top = Number(values.top)
+interface Profiled {
+  server: ServerName
+  file: string
+  hot: Hot[]
+  /** Sampled time from the first request on, microseconds. */
+  sampled: number
+  /** The part of it not idle. */
+  busy: number
+  requests: number
+}
 
-  const profileDir = join(RESULTS_DIR, 'profiles', serverName)
+interface Settings {
+  scenarios: Scenario[]
+  duration: number
+  connections: number
+  pin: string | null
+}
+
+async function profileServer (name: ServerName, settings: Settings, schemas: SpecSchemas): Promise<Profiled> {
+  const profileDir = join(RESULTS_DIR, 'profiles', name)
   rmSync(profileDir, { recursive: true, force: true })
   mkdirSync(profileDir, { recursive: true })
-  const pinning = choosePinning(values['no-pin'] !== true)
-  const schemas = new SpecSchemas()
+  const scenarios = settings.scenarios.filter((s) => s.servers.includes(name))
   const started: RunningServer[] = []
-  process.stdout.write(`compiling ...\n`)
-  compileServers(serverName === 'bare' ? ['plugin', 'bare'] : [serverName])
-  if (pinning.loader !== null) pinSelf(pinning.loader)
-
+  let requests = 0
   try {
     let init: AnswersMessage | undefined
-    if (serverName === 'bare') {
+    if (name === 'bare') {
       // the floor needs the plugin's bytes, captured without profiling
-      const reference = await launch('plugin', { pin: pinning.server })
+      const reference = await launch('plugin', { pin: settings.pin })
       started.push(reference)
       init = { type: 'answers', answers: [] }
       for (const scenario of scenarios) {
@@ -151,8 +150,8 @@ async function main (): Promise<void> {
       }
       await reference.stop()
     }
-    const server = await launch(serverName, {
-      pin: pinning.server,
+    const server = await launch(name, {
+      pin: settings.pin,
       nodeArgs: ['--cpu-prof', '--cpu-prof-dir', profileDir],
       ...(init === undefined ? {} : { init })
     })
@@ -160,37 +159,92 @@ async function main (): Promise<void> {
     for (const scenario of scenarios) {
       const captured = await capture(server.port, scenario)
       const problems = problemsWith(schemas, scenario, captured)
-      if (problems.length > 0) throw new Error(`${serverName} answers ${scenario.name} wrongly: ${problems.join('; ')}`)
+      if (problems.length > 0) throw new Error(`${name} answers ${scenario.name} wrongly: ${problems.join('; ')}`)
       const result = await new Promise<{ requests: { total: number }, duration: number }>((resolve, reject) => {
         autocannon({
           url: `http://127.0.0.1:${server.port}/mcp`,
           method: 'POST',
           headers: scenario.headers,
           body: scenario.body,
-          connections: Number(values.connections),
+          connections: settings.connections,
           pipelining: 1,
-          duration
+          duration: settings.duration
         }, (error, r) => { if (error) reject(error); else resolve(r) })
       })
-      process.stdout.write(`${scenario.name}: ${Math.round(result.requests.total / result.duration)} req/s under the profiler\n`)
+      requests += result.requests.total
+      process.stdout.write(`${name} ${scenario.name}: ${Math.round(result.requests.total / result.duration)} req/s under the profiler\n`)
     }
     await server.stop()
   } finally {
     await Promise.all(started.map((s) => s.stop()))
   }
 
-  const file = readdirSync(profileDir).find((name) => name.endsWith('.cpuprofile'))
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'))
   if (file === undefined) throw new Error(`no .cpuprofile written in ${profileDir}`)
   const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile
-  // from the first request on: Fastify's route handler for the plugin and bare servers alike
-  const { hot, sampled: total } = hotSpots(profile, 'handleRequest')
+  // from the first request on: Fastify's route handler, for every server alike
+  const { hot, sampled } = hotSpots(profile, 'handleRequest')
   const idle = hot.filter((h) => h.name === '(idle)').reduce((sum, h) => sum + h.self, 0)
-  const busy = total - idle
-  process.stdout.write(`\nprofile: ${relative(REPO_DIR, join(profileDir, file))} (${(total / 1e6).toFixed(1)} s sampled from the first request on, ${(busy / 1e6).toFixed(1)} s busy; percentages of busy time)\n`)
-  const working = hot.filter((h) => h.name !== '(idle)')
-  print(`top ${top} by self time`, working, busy, 'self', top)
-  const ours = working.filter((h) => h.where.startsWith('lib/'))
-  print(`the plugin's own code (lib/) by inclusive time`, ours, busy, 'total', top)
+  return { server: name, file: join(profileDir, file), hot: hot.filter((h) => h.name !== '(idle)'), sampled, busy: sampled - idle, requests }
+}
+
+function report (p: Profiled, top: number): void {
+  process.stdout.write(`\n== ${p.server}: ${relative(REPO_DIR, p.file)}\n`)
+  process.stdout.write(`   ${(p.sampled / 1e6).toFixed(1)} s sampled from the first request on, ${(p.busy / 1e6).toFixed(1)} s busy, ${p.requests} requests: ${(p.busy / p.requests).toFixed(1)} µs busy per request\n`)
+  print(`top ${top} by self time`, p.hot, p.busy, p.requests, 'self', top)
+  const ours = p.hot.filter((h) => h.where.startsWith('lib/'))
+  if (ours.length > 0) print('the plugin\'s own code (lib/) by inclusive time', ours, p.busy, p.requests, 'total', top)
+}
+
+/** Where one server spends more CPU per request than another, function by function. */
+function compare (a: Profiled, b: Profiled, top: number): void {
+  const key = (h: Hot): string => `${h.name}  (${h.where})`
+  const perRequest = (p: Profiled): Map<string, number> => new Map(p.hot.map((h) => [key(h), h.self / p.requests]))
+  const left = perRequest(a)
+  const right = perRequest(b)
+  const rows = [...new Set([...left.keys(), ...right.keys()])]
+    .map((k) => ({ k, a: left.get(k) ?? 0, b: right.get(k) ?? 0 }))
+    .sort((x, y) => (y.a - y.b) - (x.a - x.b))
+  const busyA = a.busy / a.requests
+  const busyB = b.busy / b.requests
+  process.stdout.write(`\n== ${a.server} vs ${b.server}: ${busyA.toFixed(1)} vs ${busyB.toFixed(1)} µs busy per request (${(busyA / busyB).toFixed(2)}x); largest differences in self µs/req\n`)
+  process.stdout.write(`  ${a.server.padStart(9)} ${b.server.padStart(9)} ${'diff'.padStart(8)}  function  (file:line)\n`)
+  for (const row of rows.slice(0, top)) {
+    process.stdout.write(`  ${row.a.toFixed(2).padStart(9)} ${row.b.toFixed(2).padStart(9)} ${(row.a - row.b).toFixed(2).padStart(8)}  ${row.k}\n`)
+  }
+}
+
+async function main (): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      server: { type: 'string', default: 'plugin' },
+      compare: { type: 'boolean', default: false },
+      scenarios: { type: 'string' },
+      duration: { type: 'string', default: '5' },
+      connections: { type: 'string', default: '10' },
+      top: { type: 'string', default: '25' },
+      'no-pin': { type: 'boolean', default: false }
+    }
+  })
+  const names = (values.compare === true ? 'plugin,bare' : values.server ?? 'plugin').split(',') as ServerName[]
+  for (const name of names) {
+    if (!['plugin', 'bare', 'official'].includes(name)) throw new Error(`--server: plugin, bare or official, got "${name}"`)
+  }
+  const wanted = values.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name)
+  const scenarios = SCENARIOS.filter((s) => wanted.includes(s.name) && names.every((name) => s.servers.includes(name)))
+  if (scenarios.length === 0) throw new Error(`no scenario selected that ${names.join(' and ')} all serve`)
+  const top = Number(values.top)
+  const pinning = choosePinning(values['no-pin'] !== true)
+  const settings: Settings = { scenarios, duration: Number(values.duration), connections: Number(values.connections), pin: pinning.server }
+
+  process.stdout.write('compiling ...\n')
+  compileServers(names.includes('bare') && !names.includes('plugin') ? [...names, 'plugin'] : names)
+  if (pinning.loader !== null) pinSelf(pinning.loader)
+  const schemas = new SpecSchemas()
+  const profiles: Profiled[] = []
+  for (const name of names) profiles.push(await profileServer(name, settings, schemas))
+  for (const p of profiles) report(p, top)
+  if (profiles.length === 2) compare(profiles[0] as Profiled, profiles[1] as Profiled, top)
 }
 
 main().catch((error: Error) => {
