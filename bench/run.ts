@@ -330,7 +330,7 @@ function report (cells: Map<ScenarioName, Map<ServerName, Cell>>, found: Ratio[]
   }
   const ratioRows: string[][] = [['ratio', 'scenario', 'medians', 'per round', 'target', '']]
   for (const r of found) {
-    ratioRows.push([r.name, r.scenario, fixed(r.value, 2), `${fixed(r.min, 2)}-${fixed(r.max, 2)}`, r.target, r.pass ? 'ok' : 'MISSED'])
+    ratioRows.push([r.name, r.scenario, fixed(r.value, 3), `${fixed(r.min, 2)}-${fixed(r.max, 2)}`, r.target, r.pass ? 'ok' : 'MISSED'])
   }
   const lines = [
     `medians of ${config.rounds} rounds x ${config.duration} s, ${config.connections} connections, pipelining ${config.pipelining} (min-max in brackets)`,
