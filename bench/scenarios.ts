@@ -1,0 +1,137 @@
+/**
+ * The timed requests: exact headers and body bytes, the answer each must get,
+ * and which servers take part. Shared by the runner and the profiler.
+ */
+import { SERVER_INFO, TOOLS } from './catalog.js'
+
+export type ServerName = 'plugin' | 'bare' | 'official'
+export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected'
+
+export const MODERN_VERSION = '2026-07-28'
+export const LEGACY_VERSION = '2025-11-25'
+
+export interface SchemaRef {
+  /** Folder under mcp-spec/ */
+  version: typeof MODERN_VERSION | typeof LEGACY_VERSION
+  /** `$defs` entry the whole JSON-RPC message must match. */
+  message: string
+  /** `$defs` entry `result` must match, when the message schema does not cover it. */
+  result?: string
+}
+
+export interface Scenario {
+  name: ScenarioName
+  what: string
+  headers: Record<string, string>
+  body: string
+  status: number
+  schema: SchemaRef
+  /** Semantic checks the schemas cannot express; returns the problems found. */
+  check: (message: Record<string, any>) => string[]
+  servers: readonly ServerName[]
+}
+
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }
+}
+
+function modernHeaders (method: string): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': MODERN_VERSION,
+    'mcp-method': method
+  }
+}
+
+function request (method: string, params: object): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+}
+
+function expect (problems: string[], ok: boolean, what: string): void {
+  if (!ok) problems.push(what)
+}
+
+function checkServerInfo (problems: string[], info: any): void {
+  expect(problems, info?.name === SERVER_INFO.name && info?.version === SERVER_INFO.version, `serverInfo is ${JSON.stringify(info)}`)
+}
+
+const discoverBody = request('server/discover', { _meta: MODERN_META })
+
+// Order is timing order within a round: rejected right after discover, which it is compared with.
+export const SCENARIOS: readonly Scenario[] = [
+  {
+    name: 'discover',
+    what: 'modern server/discover (2026-07-28)',
+    headers: modernHeaders('server/discover'),
+    body: discoverBody,
+    status: 200,
+    schema: { version: MODERN_VERSION, message: 'DiscoverResultResponse' },
+    check (m) {
+      const problems: string[] = []
+      expect(problems, m.id === 1, 'id is not 1')
+      expect(problems, Array.isArray(m.result?.supportedVersions) && m.result.supportedVersions.includes(MODERN_VERSION), 'supportedVersions lacks 2026-07-28')
+      expect(problems, m.result?.capabilities?.tools !== undefined, 'capabilities.tools missing')
+      expect(problems, m.result?.resultType === 'complete', 'resultType is not "complete"')
+      checkServerInfo(problems, m.result?._meta?.['io.modelcontextprotocol/serverInfo'])
+      return problems
+    },
+    servers: ['plugin', 'bare', 'official']
+  },
+  {
+    name: 'rejected',
+    what: 'discover body with a mismatching Mcp-Method header (400, -32020)',
+    headers: modernHeaders('tools/list'),
+    body: discoverBody,
+    status: 400,
+    schema: { version: MODERN_VERSION, message: 'HeaderMismatchError' },
+    check (m) {
+      const problems: string[] = []
+      expect(problems, m.id === 1, 'id is not echoed')
+      expect(problems, m.error?.code === -32020, `error code is ${m.error?.code}`)
+      return problems
+    },
+    servers: ['plugin', 'official']
+  },
+  {
+    name: 'initialize',
+    what: 'legacy initialize (2025-11-25)',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: request('initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1' } }),
+    status: 200,
+    schema: { version: LEGACY_VERSION, message: 'JSONRPCResultResponse', result: 'InitializeResult' },
+    check (m) {
+      const problems: string[] = []
+      expect(problems, m.id === 1, 'id is not 1')
+      expect(problems, m.result?.protocolVersion === LEGACY_VERSION, `protocolVersion is ${m.result?.protocolVersion}`)
+      expect(problems, m.result?.capabilities?.tools !== undefined, 'capabilities.tools missing')
+      checkServerInfo(problems, m.result?.serverInfo)
+      return problems
+    },
+    servers: ['plugin', 'bare', 'official']
+  },
+  {
+    name: 'tools/list',
+    what: 'modern tools/list (2026-07-28), 4 tools',
+    headers: modernHeaders('tools/list'),
+    body: request('tools/list', { _meta: MODERN_META }),
+    status: 200,
+    schema: { version: MODERN_VERSION, message: 'ListToolsResultResponse' },
+    check (m) {
+      const problems: string[] = []
+      expect(problems, m.id === 1, 'id is not 1')
+      const tools: any[] = Array.isArray(m.result?.tools) ? m.result.tools : []
+      expect(problems, JSON.stringify(tools.map((t) => t.name)) === JSON.stringify(TOOLS.map((t) => t.name)), 'tool names differ from the catalogue')
+      for (const tool of TOOLS) {
+        const got = tools.find((t) => t.name === tool.name)
+        expect(problems, JSON.stringify(got?.inputSchema) === JSON.stringify(tool.inputSchema), `${tool.name}: inputSchema differs from the catalogue`)
+      }
+      expect(problems, typeof m.result?.ttlMs === 'number' && typeof m.result?.cacheScope === 'string', 'cache hints missing')
+      checkServerInfo(problems, m.result?._meta?.['io.modelcontextprotocol/serverInfo'])
+      return problems
+    },
+    servers: ['plugin', 'bare', 'official']
+  }
+]

@@ -1,0 +1,48 @@
+/**
+ * The official stack: `@modelcontextprotocol/fastify` (app with its DNS
+ * rebinding hooks) + `@modelcontextprotocol/server` (`createMcpHandler`, one
+ * `McpServer` per request as its docs prescribe, stateless legacy fallback).
+ *
+ * `@modelcontextprotocol/node`'s `toNodeHandler` is not installed, so the
+ * route bridges Fastify to the web-standard `fetch` face itself: headers
+ * copied, the body Fastify already parsed passed as `parsedBody`, the
+ * `Response` written back whole.
+ */
+import { createMcpFastifyApp } from '@modelcontextprotocol/fastify'
+import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server'
+import { callTool, DISCOVER_HINTS, SERVER_INFO, TOOLS } from '../catalog.js'
+import { serve } from '../child.js'
+
+// Schemas converted once, not per request: what a careful user would do.
+const tools = TOOLS.map((tool) => ({ tool, inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema) }))
+
+function factory (): McpServer {
+  const server = new McpServer({ ...SERVER_INFO }, { cacheHints: { 'server/discover': { ...DISCOVER_HINTS } } })
+  for (const { tool, inputSchema } of tools) {
+    server.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema,
+      annotations: tool.annotations
+    }, async (args: Record<string, unknown>) => callTool(tool.name, args))
+  }
+  return server
+}
+
+const handler = createMcpHandler(factory)
+
+const app = createMcpFastifyApp()
+app.post('/mcp', async (request, reply) => {
+  const headers = new Headers()
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (typeof value === 'string') headers.set(name, value)
+    else if (Array.isArray(value)) for (const item of value) headers.append(name, item)
+  }
+  const webRequest = new Request(`http://${request.headers.host ?? '127.0.0.1'}${request.url}`, { method: 'POST', headers })
+  const response = await handler.fetch(webRequest, { parsedBody: request.body })
+  reply.code(response.status)
+  response.headers.forEach((value, name) => { reply.header(name, value) })
+  return reply.send(Buffer.from(await response.arrayBuffer()))
+})
+app.addHook('onClose', async () => { await handler.close() })
+await serve(app)
