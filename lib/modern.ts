@@ -6,7 +6,7 @@
  * read results, cache hints.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
+import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { createDiscoverResponder, SERVER_INFO_META } from './discover.js'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
@@ -18,7 +18,8 @@ import { ErrorCode } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStream } from './request-stream.js'
-import { errorResponse, resultResponse } from './responses.js'
+import { appendFields, errorResponse, prepareResult, resultJsonResponse } from './responses.js'
+import { ResultMeta } from './schemas.js'
 import type { ClientInfo, JsonObject } from './server-module.js'
 import { createListenResponder, type SubscriptionRegistry } from './subscriptions.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js'
@@ -77,6 +78,21 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     return out
   }
 
+  // The fields every complete modern result gains, serialised once.
+  const completeFields = '"resultType":"complete","_meta":' + prepareResult(ResultMeta, { [SERVER_INFO_META]: serverInfo }).json
+  const hintFields = (hints: CacheHints): string => ',"ttlMs":' + String(hints.ttlMs) + ',"cacheScope":"' + hints.cacheScope + '"'
+  const staticHintFields = isStatic(cacheHints) ? hintFields(cacheHints) : undefined
+
+  /** The stamped result as JSON; the common case splices text instead of copying the result. */
+  function stampedJson (result: JsonObject, cacheable: boolean, request: FastifyRequest): string {
+    if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
+      const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
+      const json = appendFields(JSON.stringify(result), completeFields + hints)
+      if (json !== undefined) return json
+    }
+    return JSON.stringify(stamp(result, cacheable, request))
+  }
+
   return async function handleModern (message, request, reply) {
     const { id, method, params } = message
     const meta = params._meta as JsonObject
@@ -130,6 +146,6 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream)
     const outcome = await invokeHandler(options.server, route, params, ctx)
     if (!outcome.ok) return stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data))
-    return stream.respond(200, resultResponse(id, stamp(outcome.result, route.cacheable, request)))
+    return stream.respond(200, resultJsonResponse(id, stampedJson(outcome.result, route.cacheable, request)))
   }
 }

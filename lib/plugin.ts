@@ -5,7 +5,7 @@
  * standalone stream and no sessions). Open `subscriptions/listen` streams get
  * their final response and end before the server stops (`preClose`).
  */
-import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 import { installJsonParser } from './body-parser.js'
 import type { LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'
@@ -89,13 +89,18 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   fastify.addHook('preClose', async () => subscriptions.close())
   fastify.addHook('onClose', async () => subscriptions.close())
 
-  async function guard (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  // A callback hook: no promise per request on the hot path.
+  function guard (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
     const verdict = checkRequestSource(request, policy)
-    if (verdict !== 'ok') {
-      await sendError(reply, 403, undefined, ErrorCode.InvalidRequest,
-        verdict === 'origin' ? 'Forbidden: Origin not allowed' : 'Forbidden: Host not allowed')
+    if (verdict === 'ok') {
+      done()
+      return
     }
+    // Answering from the hook without calling done() ends the request here.
+    sendError(reply, 403, undefined, ErrorCode.InvalidRequest,
+      verdict === 'origin' ? 'Forbidden: Origin not allowed' : 'Forbidden: Host not allowed')
   }
+
 
   async function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const message = classifyMessage(request.body)

@@ -1,25 +1,26 @@
 /**
- * Writes JSON-RPC response bodies with serialisers compiled from the TypeBox
- * wire schemas (fast-json-stringify, as Fastify's own response serialiser).
- * Results that never change (initialize, discover) are serialised once at
- * registration; per request only the id is spliced in.
+ * Writes JSON-RPC response bodies. Every fixed part (initialize and discover
+ * results, the modern `_meta.serverInfo`, static cache hints, error objects)
+ * is serialised with fast-json-stringify compiled from the TypeBox wire
+ * schemas, once at registration where it never changes; per request only the
+ * id and the handler's result are spliced in. Handler results are open
+ * objects, which JSON.stringify serialises faster than a schema could.
  */
 import type { TSchema } from '@sinclair/typebox'
 import fastJsonStringify from 'fast-json-stringify'
 import { isDeepStrictEqual } from 'node:util'
 import type { RequestId } from './jsonrpc.js'
-import { ErrorResponse, JsonRpcResultResponse } from './schemas.js'
+import { JsonRpcError } from './schemas.js'
 
-/** A result serialised ahead of time, ready to be wrapped around any id. */
+/** JSON serialised ahead of time, ready to be spliced into responses. */
 export interface PreparedResult {
   readonly json: string
 }
 
-const serializeResultResponse = fastJsonStringify(JsonRpcResultResponse)
-const serializeErrorResponse = fastJsonStringify(ErrorResponse)
+const serializeError = fastJsonStringify(JsonRpcError)
 
 /**
- * Serialises a fixed result with its schema. The round trip is checked once
+ * Serialises a fixed value with its schema. The round trip is checked once
  * here, so a schema that would drop or alter a field fails registration
  * instead of silently changing what clients see.
  */
@@ -31,16 +32,32 @@ export function prepareResult (schema: TSchema, result: unknown): PreparedResult
   return Object.freeze({ json })
 }
 
+/** A response around a result already serialised as JSON text. */
+export function resultJsonResponse (id: RequestId, resultJson: string): string {
+  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + resultJson + '}'
+}
+
 export function preparedResponse (id: RequestId, prepared: PreparedResult): string {
-  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + prepared.json + '}'
+  return resultJsonResponse(id, prepared.json)
 }
 
 export function resultResponse (id: RequestId, result: unknown): string {
-  return serializeResultResponse({ jsonrpc: '2.0', id, result })
+  return resultJsonResponse(id, JSON.stringify(result))
 }
 
 export function errorResponse (id: RequestId | undefined, code: number, message: string, data?: unknown): string {
-  const error: { code: number, message: string, data?: unknown } = { code, message }
-  if (data !== undefined) error.data = data
-  return serializeErrorResponse(id === undefined ? { jsonrpc: '2.0', error } : { jsonrpc: '2.0', id, error })
+  const error = serializeError(data === undefined ? { code, message } : { code, message, data })
+  return id === undefined
+    ? '{"jsonrpc":"2.0","error":' + error + '}'
+    : '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"error":' + error + '}'
+}
+
+/**
+ * Adds fields to a result object's JSON text without copying the object:
+ * `{"a":1}` + `"b":2` gives `{"a":1,"b":2}`. Undefined when the text is not
+ * an object (a `toJSON` surprise), so the caller can take the slow path.
+ */
+export function appendFields (objectJson: string, fields: string): string | undefined {
+  if (objectJson.charCodeAt(0) !== 123 /* { */) return undefined
+  return objectJson.length === 2 ? '{' + fields + '}' : objectJson.slice(0, -1) + ',' + fields + '}'
 }
