@@ -64,7 +64,8 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       { supported: [...MODERN_VERSIONS], requested })
   }
 
-  return async function handleLegacy (message, request, reply) {
+  // Not async: initialize, ping and errors cost no promise.
+  return function handleLegacy (message, request, reply) {
     const { id, method, params } = message
     const header = request.headers['mcp-protocol-version']
 
@@ -106,9 +107,10 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       progressMessage: protocolVersion !== '2024-11-05'
     })
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream)
-    const outcome = await invokeHandler(options.server, route, params, ctx)
-    if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
-    if (method === 'logging/setLevel') logLevel = params.level as LogLevel
-    return stream.respond(200, resultResponse(id, outcome.result))
+    return invokeHandler(options.server, route, params, ctx).then((outcome) => {
+      if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
+      if (method === 'logging/setLevel') logLevel = params.level as LogLevel
+      return stream.respond(200, resultResponse(id, outcome.result))
+    })
   }
 }

@@ -16,6 +16,7 @@ import type { EraHandler } from './legacy.js'
 import { isLogLevel, LOG_LEVELS } from './log-level.js'
 import { ErrorCode } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
+import { jsonOf } from './frozen-json.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStream } from './request-stream.js'
 import { appendFields, errorResponse, prepareResult, resultJsonResponse } from './responses.js'
@@ -87,13 +88,14 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   function stampedJson (result: JsonObject, cacheable: boolean, request: FastifyRequest): string {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
       const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
-      const json = appendFields(JSON.stringify(result), completeFields + hints)
+      const json = appendFields(jsonOf(result), completeFields + hints)
       if (json !== undefined) return json
     }
     return JSON.stringify(stamp(result, cacheable, request))
   }
 
-  return async function handleModern (message, request, reply) {
+  // Not async: requests answered without a handler (discover, errors) cost no promise.
+  return function handleModern (message, request, reply) {
     const { id, method, params } = message
     const meta = params._meta as JsonObject
     const version = meta[META_PROTOCOL_VERSION]
@@ -144,8 +146,8 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       logLevel: caps.logging !== undefined ? logLevel : undefined
     })
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream)
-    const outcome = await invokeHandler(options.server, route, params, ctx)
-    if (!outcome.ok) return stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data))
-    return stream.respond(200, resultJsonResponse(id, stampedJson(outcome.result, route.cacheable, request)))
+    return invokeHandler(options.server, route, params, ctx).then((outcome) => outcome.ok
+      ? stream.respond(200, resultJsonResponse(id, stampedJson(outcome.result, route.cacheable, request)))
+      : stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data)))
   }
 }

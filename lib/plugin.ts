@@ -102,23 +102,26 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   }
 
 
-  async function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+  // Not async, and returns only the promise of a handler still running: a request answered
+  // synchronously (discover, initialize, every rejection) costs no promise.
+  function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const message = classifyMessage(request.body)
-    switch (message.kind) {
-      case 'invalid':
-        return sendError(reply, 400, message.id, message.code, message.message)
-      case 'response':
-      case 'notification':
-        return sendAccepted(reply)
-    }
-    if (isModernRequest(message)) return handleModern(message, request, reply)
-    if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
+    let answer: FastifyReply | Promise<FastifyReply>
+    if (message.kind === 'invalid') {
+      answer = sendError(reply, 400, message.id, message.code, message.message)
+    } else if (message.kind !== 'request') {
+      answer = sendAccepted(reply) // notifications and stray responses
+    } else if (isModernRequest(message)) {
+      answer = handleModern(message, request, reply)
+    } else if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
       // The header says modern but the body has no _meta version: a modern request missing its metadata.
-      return sendError(reply, 400, message.id, ErrorCode.InvalidParams,
-        `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}"`)
+      answer = sendError(reply, 400, message.id, ErrorCode.InvalidParams, `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}"`)
+    } else {
+      answer = handleLegacy(message, request, reply)
     }
-    return handleLegacy(message, request, reply)
+    return answer instanceof Promise ? answer : undefined
   }
+
 
   async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     reply.header('allow', 'POST')

@@ -9,6 +9,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import fastJsonStringify from 'fast-json-stringify'
 import { isDeepStrictEqual } from 'node:util'
+import { jsonOf } from './frozen-json.js'
 import type { RequestId } from './jsonrpc.js'
 import { JsonRpcError } from './schemas.js'
 
@@ -41,8 +42,8 @@ export function preparedResponse (id: RequestId, prepared: PreparedResult): stri
   return resultJsonResponse(id, prepared.json)
 }
 
-export function resultResponse (id: RequestId, result: unknown): string {
-  return resultJsonResponse(id, JSON.stringify(result))
+export function resultResponse (id: RequestId, result: object): string {
+  return resultJsonResponse(id, jsonOf(result))
 }
 
 export function errorResponse (id: RequestId | undefined, code: number, message: string, data?: unknown): string {
