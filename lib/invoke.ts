@@ -2,7 +2,8 @@
  * Calls a server module handler for a routed method and turns whatever
  * happens into a result or a JSON-RPC error. Handler exceptions other than
  * `McpError` are logged and answered with a generic internal error, so no
- * internals leak to the client.
+ * internals leak to the client. A handler that answers synchronously gets a
+ * synchronous outcome: no promise, no microtask hop before the response.
  */
 import { isJsonObject } from './jsonrpc.js'
 import { ErrorCode, McpError } from './mcp-error.js'
@@ -13,25 +14,31 @@ export type Outcome =
   | { ok: true, result: JsonObject }
   | { ok: false, code: number, message: string, data?: unknown }
 
-export async function invokeHandler (
+function isThenable (value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
+}
+
+export function invokeHandler (
   server: ServerModule,
   route: MethodRoute,
   params: JsonObject,
   ctx: HandlerContext
-): Promise<Outcome> {
+): Outcome | Promise<Outcome> {
   const handler = server[route.handler]
   if (typeof handler !== 'function') {
     return { ok: true, result: { ...route.fallbackResult } }
   }
-  try {
-    const result: unknown = await handler.call(server, params, ctx)
+
+  function succeed (result: unknown): Outcome {
     if (result === undefined || result === null) return { ok: true, result: {} }
     if (!isJsonObject(result)) {
       ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
       return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
     }
     return { ok: true, result }
-  } catch (err) {
+  }
+
+  function fail (err: unknown): Outcome {
     if (err instanceof McpError) {
       return err.data === undefined
         ? { ok: false, code: err.code, message: err.message }
@@ -40,4 +47,17 @@ export async function invokeHandler (
     ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
   }
+
+  let result: unknown
+  try {
+    result = handler.call(server, params, ctx)
+  } catch (err) {
+    return fail(err)
+  }
+  return isThenable(result) ? Promise.resolve(result).then(succeed, fail) : succeed(result)
+}
+
+/** Applies `then` to an outcome now, or when it settles. */
+export function whenSettled<T> (outcome: Outcome | Promise<Outcome>, then: (outcome: Outcome) => T): T | Promise<T> {
+  return outcome instanceof Promise ? outcome.then(then) : then(outcome)
 }

@@ -13,7 +13,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
-import { invokeHandler } from './invoke.js'
+import { invokeHandler, whenSettled } from './invoke.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from './jsonrpc.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from './log-level.js'
 import { ErrorCode } from './mcp-error.js'
@@ -107,7 +107,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       progressMessage: protocolVersion !== '2024-11-05'
     })
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream)
-    return invokeHandler(options.server, route, params, ctx).then((outcome) => {
+    return whenSettled(invokeHandler(options.server, route, params, ctx), (outcome) => {
       if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
       if (method === 'logging/setLevel') logLevel = params.level as LogLevel
       return stream.respond(200, resultResponse(id, outcome.result))

@@ -10,7 +10,7 @@ import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } fro
 import { createDiscoverResponder, SERVER_INFO_META } from './discover.js'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
-import { invokeHandler } from './invoke.js'
+import { invokeHandler, whenSettled } from './invoke.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage } from './jsonrpc.js'
 import type { EraHandler } from './legacy.js'
 import { isLogLevel, LOG_LEVELS } from './log-level.js'
@@ -146,7 +146,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       logLevel: caps.logging !== undefined ? logLevel : undefined
     })
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream)
-    return invokeHandler(options.server, route, params, ctx).then((outcome) => outcome.ok
+    return whenSettled(invokeHandler(options.server, route, params, ctx), (outcome) => outcome.ok
       ? stream.respond(200, resultJsonResponse(id, stampedJson(outcome.result, route.cacheable, request)))
       : stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data)))
   }
