@@ -5,6 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
+import type { CacheScope, Icon, Implementation } from './schemas.js'
 import type { ServerModule } from './server-module.js'
 
 export const DEFAULT_PATH = '/mcp'
@@ -19,8 +20,6 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 export const DEPLOYMENT_ERAS = Object.freeze(['legacy', 'modern', 'dual'] as const)
 export type DeploymentEra = typeof DEPLOYMENT_ERAS[number]
 
-export type CacheScope = 'public' | 'private'
-
 /** A value, or a function of the request that computes it per request. */
 export type PerRequest<T> = T | ((request: FastifyRequest) => T)
 
@@ -29,21 +28,9 @@ export interface CacheHintOptions {
   cacheScope?: PerRequest<CacheScope>
 }
 
-export interface Icon {
-  src: string
-  mimeType?: string
-  sizes?: string[]
-  theme?: 'light' | 'dark'
-}
-
-export interface ServerInfo {
-  name: string
-  version: string
-  title?: string
-  description?: string
-  icons?: Icon[]
-  websiteUrl?: string
-}
+/** `serverInfo`: the wire `Implementation` (name, version, title, description, icons, websiteUrl). */
+export type ServerInfo = Implementation
+export type { CacheScope, Icon }
 
 export interface McpCapabilitiesOptions {
   /** The server module: an object whose methods are the MCP handlers. */
