@@ -6,7 +6,7 @@ import t from 'tap'
 import { discover, DiscoverCache, DiscoverJsonRpcError } from '../../lib/client/index.js'
 import { LATEST_LEGACY_VERSION, MODERN_VERSIONS } from '../../lib/versions.js'
 import { startV1, startV2, V1_INFO, V2_INFO } from './helpers/sdk-peers.js'
-import { specValidator } from '../helpers/spec-validator.js'
+import { specValidator } from '../helpers/spec-schemas.js'
 
 const modernCapabilities = specValidator('2026-07-28', 'ServerCapabilities')
 const legacyCapabilities = specValidator('2025-11-25', 'ServerCapabilities')

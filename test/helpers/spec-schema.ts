@@ -1,6 +1,6 @@
 /**
- * Validators for the official MCP JSON Schemas in the shared folder, one per
- * `$defs` entry, and for our own TypeBox schemas with the same ajv settings.
+ * Validators for our own TypeBox schemas (with the ajv settings the spec's
+ * validators use, see spec-schemas.ts) and the spec's 2026-07-28 examples.
  */
 import { readdirSync, readFileSync, existsSync } from 'node:fs'
 import { join } from 'node:path'
@@ -11,6 +11,7 @@ import type { TSchema } from '@sinclair/typebox'
 import { SHARED_DIR } from './shared.js'
 
 export type SpecVersion = '2025-11-25' | '2026-07-28'
+export { specValidator } from './spec-schemas.js'
 
 // ajv-formats is CommonJS; its default export arrives wrapped under NodeNext
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
@@ -19,25 +20,6 @@ function newAjv (): Ajv2020 {
   const ajv = new Ajv2020({ strict: false, allErrors: true })
   addFormats(ajv)
   return ajv
-}
-
-const specAjv = newAjv()
-for (const version of ['2025-11-25', '2026-07-28'] as const) {
-  const schema = JSON.parse(readFileSync(join(SHARED_DIR, 'mcp-spec', version, 'schema.json'), 'utf8'))
-  specAjv.addSchema(schema, `mcp-${version}`)
-}
-
-const specCache = new Map<string, ValidateFunction>()
-
-/** A validator for `$defs/<def>` of the spec schema of `version`. */
-export function specValidator (version: SpecVersion, def: string): ValidateFunction {
-  const key = `mcp-${version}#/$defs/${def}`
-  let validate = specCache.get(key)
-  if (validate === undefined) {
-    validate = specAjv.compile({ $ref: key })
-    specCache.set(key, validate)
-  }
-  return validate
 }
 
 const ourAjv = newAjv()
