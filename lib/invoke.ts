@@ -4,6 +4,7 @@
  * `McpError` are logged and answered with a generic internal error, so no
  * internals leak to the client.
  */
+import { InputRequiredSignal } from './client-requests.js'
 import { isJsonObject } from './jsonrpc.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import type { MethodRoute } from './methods.js'
@@ -32,6 +33,8 @@ export async function invokeHandler (
     }
     return { ok: true, result }
   } catch (err) {
+    // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
+    if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
     if (err instanceof McpError) {
       return err.data === undefined
         ? { ok: false, code: err.code, message: err.message }

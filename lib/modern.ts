@@ -7,16 +7,19 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
+import { INPUT_METHODS } from './client-requests.js'
 import { createDiscoverResponder, SERVER_INFO_META } from './discover.js'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
-import { invokeHandler } from './invoke.js'
+import { type InputReplay, openInputRound } from './input-replay.js'
+import { invokeHandler, type Outcome } from './invoke.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage } from './jsonrpc.js'
 import type { EraHandler } from './legacy.js'
 import { isLogLevel, LOG_LEVELS } from './log-level.js'
-import { ErrorCode } from './mcp-error.js'
+import { ErrorCode, McpError } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
 import { findHeaderMismatch } from './request-headers.js'
+import { RequestStateCodec } from './request-state.js'
 import { RequestStream } from './request-stream.js'
 import { errorResponse, resultResponse } from './responses.js'
 import type { ClientInfo, JsonObject } from './server-module.js'
@@ -54,6 +57,18 @@ function isClientInfo (value: unknown): value is ClientInfo {
   return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
 }
 
+/** Signs and completes an `input_required` result; only the methods that allow one may send it. */
+function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext): Outcome {
+  try {
+    if (replay === undefined) throw new Error(`an input_required result is not allowed on ${ctx.method}`)
+    return { ok: true, result: replay.seal(result) }
+  } catch (err) {
+    if (err instanceof McpError) return { ok: false, code: err.code, message: err.message, data: err.data }
+    ctx.logger.error({ err, method: ctx.method }, 'MCP handler returned an invalid input_required result')
+    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  }
+}
+
 export function createModernHandler (state: EndpointState, subscriptions: SubscriptionRegistry): EraHandler {
   const { options } = state
   const caps = state.capabilities.modern
@@ -61,6 +76,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const cacheHints = options.cache
   const serverInfo = options.serverInfo
   const respondListen = createListenResponder(subscriptions, caps)
+  const codec = new RequestStateCodec(options.requestStateKeys)
 
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
     const out: JsonObject = { ...result }
@@ -127,8 +143,15 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       progressToken: isRequestId(meta.progressToken) ? meta.progressToken : undefined,
       logLevel: caps.logging !== undefined ? logLevel : undefined
     })
-    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream)
-    const outcome = await invokeHandler(options.server, route, params, ctx)
+    let replay: InputReplay | undefined
+    if (INPUT_METHODS.has(method)) {
+      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs })
+      if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
+      replay = opened.replay
+    }
+    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
+    let outcome = await invokeHandler(options.server, route, params, ctx)
+    if (outcome.ok && outcome.result.resultType === 'input_required') outcome = completeInputRequired(outcome.result, replay, ctx)
     if (!outcome.ok) return stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data))
     return stream.respond(200, resultResponse(id, stamp(outcome.result, route.cacheable, request)))
   }

@@ -17,6 +17,7 @@ import { createLegacyHandler } from './legacy.js'
 import { ErrorCode } from './mcp-error.js'
 import { createModernHandler, isModernRequest, META_PROTOCOL_VERSION } from './modern.js'
 import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type ServerInfo } from './options.js'
+import { PendingRequests } from './pending-requests.js'
 import { checkRequestSource } from './security.js'
 import { SubscriptionRegistry } from './subscriptions.js'
 import { isModernVersion } from './versions.js'
@@ -60,7 +61,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
 
   const state = createEndpointState(options)
-  const handleLegacy = createLegacyHandler(state)
+  // Legacy server-to-client requests awaiting the client's POSTed response (in this process only).
+  const pending = new PendingRequests(options.clientRequestTimeoutMs)
+  const handleLegacy = createLegacyHandler(state, pending)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
   const handleModern = createModernHandler(state, subscriptions)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
@@ -86,8 +89,14 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     }
   }))
   // preClose: Node's server.close() would wait for the open streams; onClose: an app closed before it listened.
-  fastify.addHook('preClose', async () => subscriptions.close())
-  fastify.addHook('onClose', async () => subscriptions.close())
+  fastify.addHook('preClose', async () => {
+    subscriptions.close()
+    pending.close()
+  })
+  fastify.addHook('onClose', async () => {
+    subscriptions.close()
+    pending.close()
+  })
 
   async function guard (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const verdict = checkRequestSource(request, policy)
@@ -103,6 +112,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       case 'invalid':
         return sendError(reply, 400, message.id, message.code, message.message)
       case 'response':
+        // A client's answer to a legacy server-to-client request; an unknown id is acknowledged all the same.
+        pending.settle(request.body)
+        return sendAccepted(reply)
       case 'notification':
         return sendAccepted(reply)
     }
