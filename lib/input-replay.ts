@@ -122,6 +122,11 @@ export class InputReplay implements ClientRequests {
   // Maps, not objects: a key such as "__proto__" must stay an ordinary key.
   readonly #used = new Map<string, Answer>()
   readonly #asked = new Map<string, JsonObject>()
+  /**
+   * A malformed answer or a misused key met in this attempt: reported even
+   * when a sibling call (under `Promise.all`) ended the attempt first.
+   */
+  #fatal: Error | undefined
 
   constructor (context: ReplayContext, responses: JsonObject, prior: StatePayload | undefined) {
     this.#context = context
@@ -153,7 +158,10 @@ export class InputReplay implements ClientRequests {
       // Without a state there is no record of the question: the answer is taken as given.
       answer = this.#responses[key] as JsonObject
       const problem = answerProblem(method, answer)
-      if (problem !== undefined) throw new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key)}] ${problem}`)
+      if (problem !== undefined) {
+        this.#fatal ??= new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key)}] ${problem}`)
+        throw this.#fatal
+      }
     }
     if (answer !== undefined) {
       this.#used.set(key, { q, r: answer })
@@ -165,6 +173,15 @@ export class InputReplay implements ClientRequests {
   }
 
   #claimKey (method: ClientRequestMethod, explicitKey: string | undefined): string {
+    try {
+      return this.#newKey(method, explicitKey)
+    } catch (err) {
+      this.#fatal ??= err as Error
+      throw err
+    }
+  }
+
+  #newKey (method: ClientRequestMethod, explicitKey: string | undefined): string {
     let key: string
     if (explicitKey === undefined) {
       const n = (this.#counters.get(method) ?? 0) + 1
@@ -182,10 +199,13 @@ export class InputReplay implements ClientRequests {
   /**
    * Completes an `input_required` result: the requests this attempt gathered
    * plus any the handler built by hand, and a freshly signed `requestState`.
-   * Throws -32021 when a request needs a capability the client did not
-   * declare, and a plain Error for a malformed hand-built result.
+   * Throws -32602 when the attempt met a malformed answer, a TypeError for a
+   * misused key, -32021 when a
+   * request needs a capability the client did not declare, and a plain Error
+   * for a malformed hand-built result.
    */
   seal (result: JsonObject): JsonObject {
+    if (this.#fatal !== undefined) throw this.#fatal
     const { method, params, clientCapabilities, codec, ttlMs } = this.#context
     const inputRequests = new Map(this.#asked)
     if (result.inputRequests !== undefined) {
