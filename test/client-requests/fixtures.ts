@@ -68,6 +68,10 @@ export function clientRequestModule (probe: Probe = { seen: [], runs: {}, questi
       return text(`model said ${JSON.stringify(r.content)}`)
     },
     roots: async (_args, ctx) => text(`roots: ${(await ctx.listRoots()).roots.map((r) => r.uri).join(',')}`),
+    form: async (_args, ctx) => {
+      const r = await ctx.elicit({ mode: 'form', ...ASK_NAME })
+      return text(`form ${r.action}`)
+    },
     url: async (_args, ctx) => {
       const r = await ctx.elicit({ mode: 'url', message: 'Sign in', url: 'https://example.com/login' })
       return text(`url ${r.action}`)
