@@ -103,7 +103,8 @@ export interface ClientRequests {
 /**
  * Thrown by `ctx.elicit()` and friends in the modern era when the answer is
  * not in the request yet; the endpoint answers `input_required`. Let it
- * propagate: a handler that swallows it returns its own result instead.
+ * propagate (a catch-all should rethrow it): a handler that swallows it
+ * returns its own result instead.
  */
 export class InputRequiredSignal extends Error {
   constructor () {

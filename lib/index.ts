@@ -9,7 +9,7 @@ export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerReques
 export { buildCapabilities, TASKS_EXTENSION } from './capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'
 export { McpError, ErrorCode } from './mcp-error.js'
-export { inputRequired } from './client-requests.js'
+export { inputRequired, InputRequiredSignal } from './client-requests.js'
 export type {
   ClientRequestOptions,
   CreateMessageParams,

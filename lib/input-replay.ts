@@ -102,7 +102,14 @@ export function openInputRound (context: ReplayContext): OpenedRound {
     if (typeof token !== 'string') return { ok: false, message: 'Invalid params: "requestState" must be a string' }
     const payload = codec.open(token)
     if (payload === undefined || !isPayload(payload)) return { ok: false, message: 'Invalid params: requestState failed verification' }
-    if (payload.m !== method || payload.d !== requestDigest(method, params)) {
+    let expected: string
+    try {
+      expected = requestDigest(method, params)
+    } catch {
+      // Params nested deeper than the stack allows: not a request this endpoint can have signed.
+      return { ok: false, message: 'Invalid params: params are nested too deeply' }
+    }
+    if (payload.m !== method || payload.d !== expected) {
       return { ok: false, message: 'Invalid params: requestState was issued for a different request' }
     }
     if (payload.x <= Date.now()) {

@@ -64,7 +64,7 @@ function completeInputRequired (result: JsonObject, replay: InputReplay | undefi
     return { ok: true, result: replay.seal(result) }
   } catch (err) {
     if (err instanceof McpError) return { ok: false, code: err.code, message: err.message, data: err.data }
-    ctx.logger.error({ err, method: ctx.method }, 'MCP handler returned an invalid input_required result')
+    ctx.logger.error({ err, method: ctx.method }, 'MCP input_required result could not be completed')
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
   }
 }

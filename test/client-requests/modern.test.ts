@@ -8,7 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import type { FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { buildApp, captureLogs, toolsModule } from '../helpers/mcp-fixtures.js'
-import { assertError, mcpClient, META_SERVER_INFO, modernMeta, type McpReply } from '../helpers/mcp-inject.js'
+import { assertError, mcpClient, META_SERVER_INFO, modernHeaders, modernMeta, type McpReply } from '../helpers/mcp-inject.js'
 import { specProblems } from '../helpers/spec-schemas.js'
 import { inputRequired } from '../../lib/index.js'
 import {
@@ -70,6 +70,7 @@ function assertText (t: Test, reply: McpReply, text: string): void {
 }
 
 const elicit = (params: unknown) => ({ method: 'elicitation/create', params })
+const modernHeadersFor = (name: string) => modernHeaders('tools/call', { name })
 
 t.test('one question: input_required, then the retry with the answer completes', async (t) => {
   const s = await session(t)
@@ -276,4 +277,21 @@ t.test('a hand-built input_required result: the endpoint signs its state and han
   assertError(t, await s.call('manual', { arguments: { tag: 'x' }, requestState: state + 'x' }), { status: 400, code: -32602, id: nextId - 1 })
   assertError(t, await s.call('manualSampling', {}, { elicitation: {} }),
     { status: 400, code: -32021, id: nextId - 1, data: { requiredCapabilities: { sampling: {} } } })
+})
+
+t.test('deeply nested params never cause a 5xx', async (t) => {
+  const s = await session(t)
+  const state = assertInputRequired(t, await s.call('greet'), { name: elicit(ASK_NAME) })
+  const depth = 50_000
+  const deep = '['.repeat(depth) + ']'.repeat(depth)
+  const mcp = mcpClient(t, s.app)
+  const meta = JSON.stringify(modernMeta(ALL_CAPABILITIES))
+  const headers = modernHeadersFor('greet')
+  // With a requestState the endpoint digests the params: refused as invalid.
+  const answers = JSON.stringify({ name: accept({ name: 'A' }) })
+  const withState = await mcp.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"deep":${deep}},"inputResponses":${answers},"requestState":${JSON.stringify(state)},"_meta":${meta}}}`, headers)
+  assertError(t, withState, { status: 400, code: -32602, id: 1, message: /nested too deeply/ })
+  // Without one, the handler asks and the endpoint cannot sign such params: an internal error, not a 5xx.
+  const without = await mcp.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"deep":${deep}},"_meta":${meta}}}`, headers)
+  assertError(t, without, { status: 200, code: -32603, id: 2 })
 })
