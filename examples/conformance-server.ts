@@ -6,16 +6,18 @@
  *
  *   npm run start:conformance        # HOST (127.0.0.1), PORT (3000), MCP_ERA (dual)
  *
- * Fixtures for features the endpoint does not have yet (server-initiated
- * sampling/elicitation, input_required rounds, tasks) are left out; their
- * scenarios are listed in test/peers/expected-failures.yaml. Progress, log
- * and change notifications are emitted through `ctx.progress`, `ctx.log` and
- * `fastify.mcp.notify*()`.
+ * Fixtures for features the endpoint does not have (tasks) are left out;
+ * their scenarios are listed in test/peers/expected-failures.yaml. Progress,
+ * log and change notifications are emitted through `ctx.progress`, `ctx.log`
+ * and `fastify.mcp.notify*()`; input from the client (elicitation, sampling,
+ * roots) comes through `ctx.elicit`, `ctx.createMessage` and `ctx.listRoots`,
+ * the same code for both eras: a request on the response stream (legacy), an
+ * `input_required` round (2026-07-28).
  */
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import mcpCapabilities, { ErrorCode, McpError, type HandlerContext, type ServerModule } from '../lib/index.js'
+import mcpCapabilities, { ErrorCode, McpError, type ElicitResult, type HandlerContext, type ServerModule } from '../lib/index.js'
 
 export const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const
 export type ConformanceEra = typeof CONFORMANCE_ERAS[number]
@@ -32,7 +34,7 @@ const NO_ARGS = Object.freeze({ type: 'object', properties: {} })
 
 interface Content { type: string, [key: string]: unknown }
 interface ToolResult { content: Content[], isError?: boolean }
-interface CallToolParams { name?: unknown, arguments?: Record<string, unknown>, _meta?: Record<string, unknown> }
+interface CallToolParams { name?: unknown, arguments?: Record<string, unknown>, _meta?: Record<string, unknown>, requestState?: unknown }
 
 interface Tool {
   description: string
@@ -74,6 +76,64 @@ const JSON_SCHEMA_2020_12_INPUT = {
 function text (value: string): ToolResult {
   return { content: [{ type: 'text', text: value }] }
 }
+
+/** One required string field, the form most input_required fixtures ask for. */
+function askString (name: string): Record<string, unknown> {
+  return { type: 'object', properties: { [name]: { type: 'string' } }, required: [name] }
+}
+
+function describeElicitation (result: ElicitResult): string {
+  return `action=${result.action}, content=${JSON.stringify(result.content ?? {})}`
+}
+
+function sampledText (content: unknown): string {
+  const block = Array.isArray(content) ? content[0] : content
+  return block !== null && typeof block === 'object' && typeof (block as { text?: unknown }).text === 'string'
+    ? (block as { text: string }).text
+    : JSON.stringify(block)
+}
+
+const SEP1034_DEFAULTS_SCHEMA = {
+  type: 'object',
+  properties: {
+    name: { type: 'string', description: 'User name', default: 'John Doe' },
+    age: { type: 'integer', description: 'User age', default: 30 },
+    score: { type: 'number', description: 'User score', default: 95.5 },
+    status: { type: 'string', description: 'User status', enum: ['active', 'inactive', 'pending'], default: 'active' },
+    verified: { type: 'boolean', description: 'Verification status', default: true }
+  }
+}
+
+const SEP1330_ENUMS_SCHEMA = {
+  type: 'object',
+  properties: {
+    untitledSingle: { type: 'string', description: 'Untitled single-select', enum: ['option1', 'option2', 'option3'] },
+    titledSingle: {
+      type: 'string',
+      description: 'Titled single-select',
+      oneOf: [{ const: 'value1', title: 'First Option' }, { const: 'value2', title: 'Second Option' }, { const: 'value3', title: 'Third Option' }]
+    },
+    legacyEnum: {
+      type: 'string',
+      description: 'Legacy titled single-select (enumNames, deprecated)',
+      enum: ['opt1', 'opt2', 'opt3'],
+      enumNames: ['Option One', 'Option Two', 'Option Three']
+    },
+    untitledMulti: {
+      type: 'array',
+      description: 'Untitled multi-select',
+      items: { type: 'string', enum: ['option1', 'option2', 'option3'] }
+    },
+    titledMulti: {
+      type: 'array',
+      description: 'Titled multi-select',
+      items: { anyOf: [{ const: 'value1', title: 'First Choice' }, { const: 'value2', title: 'Second Choice' }, { const: 'value3', title: 'Third Choice' }] }
+    }
+  }
+}
+
+/** The confirmation the request-state and tampered-state scenarios answer. */
+const CONFIRM = { message: 'Please confirm', requestedSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } }
 
 function sleep (ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
@@ -181,6 +241,119 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
       description: 'Declares an input schema that uses JSON Schema 2020-12 keywords',
       inputSchema: JSON_SCHEMA_2020_12_INPUT,
       call: (args) => text(`JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`)
+    },
+    test_sampling: {
+      description: 'Asks the client\'s LLM to answer the prompt (sampling/createMessage)',
+      inputSchema: { type: 'object', properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] },
+      call: async (args, ctx) => {
+        const prompt = typeof args.prompt === 'string' ? args.prompt : ''
+        const result = await ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: prompt } }], maxTokens: 100 })
+        return text(`LLM response: ${sampledText(result.content)}`)
+      }
+    },
+    test_elicitation: {
+      description: 'Asks the user for a username and an email (elicitation/create)',
+      inputSchema: { type: 'object', properties: { message: { type: 'string', description: 'The message to show the user' } }, required: ['message'] },
+      call: async (args, ctx) => {
+        const result = await ctx.elicit({
+          message: typeof args.message === 'string' ? args.message : 'Please provide your information',
+          requestedSchema: {
+            type: 'object',
+            properties: {
+              username: { type: 'string', description: 'User\'s response' },
+              email: { type: 'string', description: 'User\'s email address' }
+            },
+            required: ['username', 'email']
+          }
+        })
+        return text(`User response: ${describeElicitation(result)}`)
+      }
+    },
+    test_elicitation_sep1034_defaults: {
+      description: 'Elicits a form whose fields all carry default values (SEP-1034)',
+      call: async (_args, ctx) => {
+        const result = await ctx.elicit({ message: 'Please review these defaults', requestedSchema: SEP1034_DEFAULTS_SCHEMA })
+        return text(`Elicitation completed: ${describeElicitation(result)}`)
+      }
+    },
+    test_elicitation_sep1330_enums: {
+      description: 'Elicits a form with every enum variant (SEP-1330)',
+      call: async (_args, ctx) => {
+        const result = await ctx.elicit({ message: 'Please pick some options', requestedSchema: SEP1330_ENUMS_SCHEMA })
+        return text(`Elicitation completed: ${describeElicitation(result)}`)
+      }
+    },
+    test_input_required_result_elicitation: {
+      description: 'Asks the user\'s name, then greets them',
+      call: async (_args, ctx) => {
+        const result = await ctx.elicit({ message: 'What is your name?', requestedSchema: askString('name') }, { key: 'user_name' })
+        return text(`Hello, ${String(result.content?.name ?? 'stranger')}!`)
+      }
+    },
+    test_input_required_result_sampling: {
+      description: 'Asks the client\'s LLM a question and returns its answer',
+      call: async (_args, ctx) => {
+        const result = await ctx.createMessage({
+          messages: [{ role: 'user', content: { type: 'text', text: 'What is the capital of France?' } }],
+          maxTokens: 100
+        }, { key: 'capital_question' })
+        return text(`Sampling response: ${sampledText(result.content)}`)
+      }
+    },
+    test_input_required_result_list_roots: {
+      description: 'Lists the client\'s roots',
+      call: async (_args, ctx) => {
+        const { roots } = await ctx.listRoots({ key: 'client_roots' })
+        return text(`Client roots: ${roots.map((r) => r.uri).join(', ') || '(none)'}`)
+      }
+    },
+    test_input_required_result_request_state: {
+      description: 'Asks for a confirmation; the retry carries the signed requestState',
+      call: async (_args, ctx, params) => {
+        const result = await ctx.elicit(CONFIRM, { key: 'confirm' })
+        // The endpoint rejects a retry whose requestState fails verification, so one that reaches here is genuine.
+        const state = typeof params.requestState === 'string' ? 'state-ok' : 'no-state'
+        return text(`Confirmed: ${String(result.content?.ok)} (${state})`)
+      }
+    },
+    test_input_required_result_multiple_inputs: {
+      description: 'Asks for a name, a sampled greeting and the roots in one round',
+      call: async (_args, ctx) => {
+        const [name, greeting, roots] = await Promise.all([
+          ctx.elicit({ message: 'What is your name?', requestedSchema: askString('name') }, { key: 'user_name' }),
+          ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Generate a greeting' } }], maxTokens: 50 }, { key: 'greeting' }),
+          ctx.listRoots({ key: 'client_roots' })
+        ])
+        return text(`${sampledText(greeting.content)} ${String(name.content?.name)} (${roots.roots.length} roots)`)
+      }
+    },
+    test_input_required_result_multi_round: {
+      description: 'Asks a name, then a favourite colour, in two rounds',
+      call: async (_args, ctx) => {
+        const name = await ctx.elicit({ message: 'Step 1: What is your name?', requestedSchema: askString('name') }, { key: 'step1' })
+        const color = await ctx.elicit({ message: 'Step 2: What is your favorite color?', requestedSchema: askString('color') }, { key: 'step2' })
+        return text(`${String(name.content?.name)} likes ${String(color.content?.color)}`)
+      }
+    },
+    test_input_required_result_tampered_state: {
+      description: 'Asks for a confirmation; a retry with an altered requestState is rejected',
+      call: async (_args, ctx) => {
+        const result = await ctx.elicit(CONFIRM, { key: 'confirm' })
+        return text(`Confirmed: ${String(result.content?.ok)}`)
+      }
+    },
+    test_input_required_result_capabilities: {
+      description: 'Asks only for what the client declared: elicitation and/or sampling',
+      call: async (_args, ctx) => {
+        const caps = ctx.clientCapabilities
+        const asks: Array<Promise<unknown>> = []
+        if (caps.elicitation !== undefined) asks.push(ctx.elicit({ message: 'What is your name?', requestedSchema: askString('name') }, { key: 'user_name' }))
+        if (caps.sampling !== undefined) {
+          asks.push(ctx.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Say hello' } }], maxTokens: 20 }, { key: 'hello' }))
+        }
+        await Promise.all(asks)
+        return text(`Received ${asks.length} inputs`)
+      }
     }
   }
 
@@ -232,7 +405,8 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
       description: 'A prompt that embeds a resource',
       arguments: [{ name: 'resourceUri', description: 'URI of the resource to embed', required: true }]
     },
-    { name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes an image' }
+    { name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes an image' },
+    { name: 'test_input_required_result_prompt', title: 'Prompt Needing Input', description: 'Asks the user for context before it renders' }
   ]
 
   function requiredArgument (args: Record<string, unknown> | undefined, name: string): string {
@@ -301,7 +475,7 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
       return { prompts }
     },
 
-    getPrompt (params: { name?: unknown, arguments?: Record<string, unknown> }) {
+    async getPrompt (params: { name?: unknown, arguments?: Record<string, unknown> }, ctx: HandlerContext) {
       switch (params.name) {
         case 'test_simple_prompt':
           return { messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] }
@@ -318,6 +492,10 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
               { role: 'user', content: { type: 'text', text: 'Please process the embedded resource above.' } }
             ]
           }
+        }
+        case 'test_input_required_result_prompt': {
+          const answer = await ctx.elicit({ message: 'What context should the prompt use?', requestedSchema: askString('context') }, { key: 'user_context' })
+          return { messages: [{ role: 'user', content: { type: 'text', text: `Answer using this context: ${String(answer.content?.context ?? '')}` } }] }
         }
         case 'test_prompt_with_image':
           return {

@@ -3,6 +3,16 @@
  * signal is only wired to the socket when a handler asks for it.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import {
+  type ClientRequestOptions,
+  type ClientRequests,
+  type CreateMessageParams,
+  type CreateMessageResult,
+  type ElicitParams,
+  type ElicitResult,
+  type ListRootsResult,
+  unavailable
+} from './client-requests.js'
 import type { LogLevel } from './log-level.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import type { Era } from './methods.js'
@@ -18,6 +28,7 @@ export class RequestContext implements HandlerContext {
   readonly clientCapabilities: JsonObject
   readonly #reply: FastifyReply
   readonly #stream: RequestStream | undefined
+  readonly #clientRequests: ClientRequests | undefined
   #controller: AbortController | undefined
 
   constructor (
@@ -28,7 +39,8 @@ export class RequestContext implements HandlerContext {
     method: string,
     clientInfo: ClientInfo | null,
     clientCapabilities: JsonObject,
-    stream?: RequestStream
+    stream?: RequestStream,
+    clientRequests?: ClientRequests
   ) {
     this.request = request
     this.#reply = reply
@@ -38,6 +50,7 @@ export class RequestContext implements HandlerContext {
     this.clientInfo = clientInfo
     this.clientCapabilities = clientCapabilities
     this.#stream = stream
+    this.#clientRequests = clientRequests
   }
 
   get logger (): FastifyBaseLogger {
@@ -67,6 +80,27 @@ export class RequestContext implements HandlerContext {
 
   log (level: LogLevel, data: unknown, logger?: string): void {
     this.#stream?.log(level, data, logger)
+  }
+
+  get requestState (): string | undefined {
+    return this.#clientRequests?.requestState
+  }
+
+  elicit (params: ElicitParams, options?: ClientRequestOptions): Promise<ElicitResult> {
+    return this.#ask('elicitation/create', params, options) as Promise<ElicitResult>
+  }
+
+  createMessage (params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult> {
+    return this.#ask('sampling/createMessage', params, options) as Promise<CreateMessageResult>
+  }
+
+  listRoots (options?: ClientRequestOptions): Promise<ListRootsResult> {
+    return this.#ask('roots/list', {}, options) as Promise<ListRootsResult>
+  }
+
+  #ask (method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: JsonObject, options: ClientRequestOptions | undefined): Promise<JsonObject> {
+    if (this.#clientRequests === undefined) return unavailable(this.method, this.era)
+    return this.#clientRequests.send(method, params, options)
   }
 
   requireClientCapabilities (...names: string[]): void {

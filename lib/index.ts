@@ -9,6 +9,19 @@ export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerReques
 export { buildCapabilities, TASKS_EXTENSION } from './capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'
 export { McpError, ErrorCode } from './mcp-error.js'
+export { inputRequired, InputRequiredSignal } from './client-requests.js'
+export type {
+  ClientRequestOptions,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  InputRequest,
+  InputRequiredResult,
+  ListRootsResult,
+  Root,
+  SamplingMessage
+} from './client-requests.js'
 export type { Era, HandlerName } from './methods.js'
 export type { ServerModule, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './server-module.js'
 export { MODERN_VERSIONS, LEGACY_VERSIONS } from './versions.js'

@@ -5,6 +5,7 @@
  * internals leak to the client. A handler that answers synchronously gets a
  * synchronous outcome: no promise, no microtask hop before the response.
  */
+import { InputRequiredSignal } from './client-requests.js'
 import { isJsonObject } from './jsonrpc.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import type { MethodRoute } from './methods.js'
@@ -39,6 +40,8 @@ export function invokeHandler (
   }
 
   function fail (err: unknown): Outcome {
+    // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
+    if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
     if (err instanceof McpError) {
       return err.data === undefined
         ? { ok: false, code: err.code, message: err.message }

@@ -11,6 +11,7 @@
  * `logging/setLevel`, no log messages are sent.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
+import { INPUT_METHODS, StreamClientRequests } from './client-requests.js'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
 import { invokeHandler, whenSettled } from './invoke.js'
@@ -19,6 +20,7 @@ import { isLogLevel, LOG_LEVELS, type LogLevel } from './log-level.js'
 import { ErrorCode } from './mcp-error.js'
 import { METHOD_ROUTES } from './methods.js'
 import type { ServerInfo } from './options.js'
+import type { PendingRequests } from './pending-requests.js'
 import { RequestStream } from './request-stream.js'
 import { errorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from './responses.js'
 import { InitializeResult, Result } from './schemas.js'
@@ -42,7 +44,7 @@ function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): Ser
 
 export type EraHandler = (message: Extract<JsonRpcMessage, { kind: 'request' }>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
 
-export function createLegacyHandler (state: EndpointState): EraHandler {
+export function createLegacyHandler (state: EndpointState, pending: PendingRequests): EraHandler {
   const { options, capabilities } = state
   const caps = capabilities.legacy
   let logLevel: LogLevel | undefined
@@ -106,8 +108,14 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       logLevel: caps.logging !== undefined ? logLevel : undefined,
       progressMessage: protocolVersion !== '2024-11-05'
     })
-    const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream)
+    const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
+    const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
     return whenSettled(invokeHandler(options.server, route, params, ctx), (outcome) => {
+      if (outcome.ok && outcome.result.resultType === 'input_required') {
+        // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
+        request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
+        return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
+      }
       if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
       if (method === 'logging/setLevel') logLevel = params.level as LogLevel
       return stream.respond(200, resultResponse(id, outcome.result))

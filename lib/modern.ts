@@ -7,17 +7,20 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
+import { INPUT_METHODS } from './client-requests.js'
 import { createDiscoverResponder, SERVER_INFO_META } from './discover.js'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
 import { RequestContext } from './handler-context.js'
-import { invokeHandler, whenSettled } from './invoke.js'
+import { type InputReplay, openInputRound } from './input-replay.js'
+import { invokeHandler, type Outcome, whenSettled } from './invoke.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage } from './jsonrpc.js'
 import type { EraHandler } from './legacy.js'
 import { isLogLevel, LOG_LEVELS } from './log-level.js'
-import { ErrorCode } from './mcp-error.js'
+import { ErrorCode, McpError } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
 import { jsonOf } from './frozen-json.js'
 import { findHeaderMismatch } from './request-headers.js'
+import { RequestStateCodec } from './request-state.js'
 import { RequestStream } from './request-stream.js'
 import { appendFields, errorResponse, prepareResult, resultJsonResponse } from './responses.js'
 import { ResultMeta } from './schemas.js'
@@ -56,6 +59,18 @@ function isClientInfo (value: unknown): value is ClientInfo {
   return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
 }
 
+/** Signs and completes an `input_required` result; only the methods that allow one may send it. */
+function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext): Outcome {
+  try {
+    if (replay === undefined) throw new Error(`an input_required result is not allowed on ${ctx.method}`)
+    return { ok: true, result: replay.seal(result) }
+  } catch (err) {
+    if (err instanceof McpError) return { ok: false, code: err.code, message: err.message, data: err.data }
+    ctx.logger.error({ err, method: ctx.method }, 'MCP input_required result could not be completed')
+    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  }
+}
+
 export function createModernHandler (state: EndpointState, subscriptions: SubscriptionRegistry): EraHandler {
   const { options } = state
   const caps = state.capabilities.modern
@@ -63,6 +78,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const cacheHints = options.cache
   const serverInfo = options.serverInfo
   const respondListen = createListenResponder(subscriptions, caps)
+  const codec = new RequestStateCodec(options.requestStateKeys)
 
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
     const out: JsonObject = { ...result }
@@ -145,9 +161,20 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       progressToken: isRequestId(meta.progressToken) ? meta.progressToken : undefined,
       logLevel: caps.logging !== undefined ? logLevel : undefined
     })
-    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream)
-    return whenSettled(invokeHandler(options.server, route, params, ctx), (outcome) => outcome.ok
-      ? stream.respond(200, resultJsonResponse(id, stampedJson(outcome.result, route.cacheable, request)))
-      : stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data)))
+    let replay: InputReplay | undefined
+    if (INPUT_METHODS.has(method)) {
+      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs })
+      if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
+      replay = opened.replay
+    }
+    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
+    return whenSettled(invokeHandler(options.server, route, params, ctx), (settled) => {
+      const outcome = settled.ok && settled.result.resultType === 'input_required'
+        ? completeInputRequired(settled.result, replay, ctx)
+        : settled
+      return outcome.ok
+        ? stream.respond(200, resultJsonResponse(id, stampedJson(outcome.result, route.cacheable, request)))
+        : stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data))
+    })
   }
 }

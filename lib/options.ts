@@ -3,6 +3,7 @@
  * `register` time. A bad option fails registration with a coded error, never
  * a request later.
  */
+import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
 import type { CacheScope, Icon, Implementation } from './schemas.js'
@@ -14,6 +15,10 @@ export const DEFAULT_TTL_MS = 0
 export const DEFAULT_CACHE_SCOPE = 'private'
 export const DEFAULT_BODY_LIMIT = 1024 * 1024
 export const DEFAULT_KEEP_ALIVE_MS = 15_000
+export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000
+export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
+/** HMAC-SHA256 keys shorter than its output weaken it. */
+export const MIN_REQUEST_STATE_SECRET_BYTES = 32
 /** The longest delay `setInterval` accepts. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
@@ -57,6 +62,17 @@ export interface McpCapabilitiesOptions {
   bodyLimit?: number
   /** Interval of keep-alive comments on quiet `subscriptions/listen` streams in ms; default 15000, `0` sends none. */
   keepAliveMs?: number
+  /**
+   * Key(s) that sign the modern era's `requestState` (HMAC-SHA256), each at
+   * least 32 bytes; with several, the first signs and all verify (rotation).
+   * Default: a random key per endpoint instance, so a retry must come back to
+   * the same process; give every instance the same secret to spread retries.
+   */
+  requestStateSecret?: string | Buffer | Array<string | Buffer>
+  /** How long a `requestState` stays valid in ms; default 900000 (15 minutes). */
+  requestStateTtlMs?: number
+  /** Legacy era: how long `ctx.elicit()` and friends wait for the client's answer in ms; default 60000. */
+  clientRequestTimeoutMs?: number
 }
 
 export interface ResolvedCacheHints {
@@ -77,12 +93,16 @@ export interface ResolvedOptions {
   tasks: boolean
   bodyLimit: number
   keepAliveMs: number
+  requestStateKeys: readonly Buffer[]
+  requestStateTtlMs: number
+  clientRequestTimeoutMs: number
 }
 
-/** Our options, plus the ones Fastify's `register` itself reads from the same object. */
+/** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'bodyLimit', 'keepAliveMs',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -158,11 +178,30 @@ function normaliseOrigin (origin: string): string {
   return new URL(origin).origin
 }
 
+function checkSecrets (value: unknown): readonly Buffer[] {
+  if (value === undefined) return Object.freeze([randomBytes(MIN_REQUEST_STATE_SECRET_BYTES)])
+  const list = Array.isArray(value) ? value : [value]
+  const keys = list.map((secret) => typeof secret === 'string' ? Buffer.from(secret, 'utf8') : Buffer.isBuffer(secret) ? Buffer.from(secret) : undefined)
+  if (keys.length === 0 || !keys.every((k) => k !== undefined && k.length >= MIN_REQUEST_STATE_SECRET_BYTES)) {
+    throw new FST_MCP_INVALID_OPTION('requestStateSecret',
+      `expected a string or Buffer of at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, or a non-empty array of them (the first signs)`)
+  }
+  return Object.freeze(keys as Buffer[])
+}
+
+function checkMs (name: string, value: unknown, fallback: number, max: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0 || value > max) {
+    throw new FST_MCP_INVALID_OPTION(name, `expected an integer from 1 to ${max} (milliseconds)`)
+  }
+  return value
+}
+
 /** Validates and normalises the options; throws a coded error for the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {
   if (!isObject(options)) throw new FST_MCP_INVALID_OPTION('options', 'expected an object')
   for (const key of Object.keys(options)) {
-    if (!KNOWN_OPTIONS.has(key)) throw new FST_MCP_INVALID_OPTION(key, `unknown option (known: ${[...KNOWN_OPTIONS].slice(0, 12).join(', ')})`)
+    if (!KNOWN_OPTIONS.has(key)) throw new FST_MCP_INVALID_OPTION(key, `unknown option (known: ${[...KNOWN_OPTIONS].slice(0, -3).join(', ')})`)
   }
   const { server } = options
   if (server === null || typeof server !== 'object' || Array.isArray(server)) {
@@ -196,6 +235,9 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     allowedHosts: checkAllowList('allowedHosts', options.allowedHosts, (h) => h.toLowerCase()),
     tasks,
     bodyLimit,
-    keepAliveMs
+    keepAliveMs,
+    requestStateKeys: checkSecrets(options.requestStateSecret),
+    requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
+    clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS)
   }
 }

@@ -17,6 +17,7 @@ import { createLegacyHandler } from './legacy.js'
 import { ErrorCode } from './mcp-error.js'
 import { createModernHandler, isModernRequest, META_PROTOCOL_VERSION } from './modern.js'
 import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type ServerInfo } from './options.js'
+import { PendingRequests } from './pending-requests.js'
 import { checkRequestSource } from './security.js'
 import { SubscriptionRegistry } from './subscriptions.js'
 import { isModernVersion } from './versions.js'
@@ -60,7 +61,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
 
   const state = createEndpointState(options)
-  const handleLegacy = createLegacyHandler(state)
+  // Legacy server-to-client requests awaiting the client's POSTed response (in this process only).
+  const pending = new PendingRequests(options.clientRequestTimeoutMs)
+  const handleLegacy = createLegacyHandler(state, pending)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
   const handleModern = createModernHandler(state, subscriptions)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
@@ -86,8 +89,14 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     }
   }))
   // preClose: Node's server.close() would wait for the open streams; onClose: an app closed before it listened.
-  fastify.addHook('preClose', async () => subscriptions.close())
-  fastify.addHook('onClose', async () => subscriptions.close())
+  fastify.addHook('preClose', async () => {
+    subscriptions.close()
+    pending.close()
+  })
+  fastify.addHook('onClose', async () => {
+    subscriptions.close()
+    pending.close()
+  })
 
   // A callback hook: no promise per request on the hot path.
   function guard (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
@@ -109,8 +118,12 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     let answer: FastifyReply | Promise<FastifyReply>
     if (message.kind === 'invalid') {
       answer = sendError(reply, 400, message.id, message.code, message.message)
-    } else if (message.kind !== 'request') {
-      answer = sendAccepted(reply) // notifications and stray responses
+    } else if (message.kind === 'response') {
+      // A client's answer to a legacy server-to-client request; an unknown id is acknowledged all the same.
+      pending.settle(request.body)
+      answer = sendAccepted(reply)
+    } else if (message.kind === 'notification') {
+      answer = sendAccepted(reply)
     } else if (isModernRequest(message)) {
       answer = handleModern(message, request, reply)
     } else if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
@@ -121,7 +134,6 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     }
     return answer instanceof Promise ? answer : undefined
   }
-
 
   async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     reply.header('allow', 'POST')

@@ -76,6 +76,14 @@ export class RequestStream {
     this.#emit({ jsonrpc: '2.0', method: 'notifications/message', params })
   }
 
+  /**
+   * Sends a server-to-client JSON-RPC request (legacy era: elicitation,
+   * sampling, roots) on the stream; false when it cannot be delivered.
+   */
+  sendRequest (message: Record<string, unknown>): boolean {
+    return this.#emit(message)
+  }
+
   /** Sends the JSON-RPC response: as the HTTP body, or as the last event of the stream. */
   respond (status: number, body: string): FastifyReply {
     this.#done = true

@@ -3,6 +3,14 @@
  * MCP handlers, each called as `handler(params, ctx)`.
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
+import type {
+  ClientRequestOptions,
+  CreateMessageParams,
+  CreateMessageResult,
+  ElicitParams,
+  ElicitResult,
+  ListRootsResult
+} from './client-requests.js'
 import type { LogLevel } from './log-level.js'
 import type { Era, HandlerName } from './methods.js'
 
@@ -43,6 +51,25 @@ export interface HandlerContext {
   log (level: LogLevel, data: unknown, logger?: string): void
   /** Throws the protocol's "missing required client capability" error unless the client declared them all. */
   requireClientCapabilities (...names: string[]): void
+  /**
+   * Asks the user for input through the client (`elicitation/create`) and
+   * resolves to the client's `ElicitResult`. Modern era: the answer arrives
+   * on a retry of the request (multi round-trip; the handler runs again and
+   * this call then resolves at once), -32021 when the request did not declare
+   * `elicitation` (`elicitation.url` for URL mode). Legacy era: a request on
+   * this request's SSE stream; the client POSTs the answer back to the same
+   * process. Only in tools/call, prompts/get and resources/read handlers.
+   */
+  elicit (params: ElicitParams, options?: ClientRequestOptions): Promise<ElicitResult>
+  /** Asks the client's LLM (`sampling/createMessage`), as `elicit` does; needs the `sampling` capability. */
+  createMessage (params: CreateMessageParams, options?: ClientRequestOptions): Promise<CreateMessageResult>
+  /** Asks for the client's roots (`roots/list`), as `elicit` does; needs the `roots` capability. */
+  listRoots (options?: ClientRequestOptions): Promise<ListRootsResult>
+  /**
+   * Modern era: the `requestState` of a hand-built `input_required` result
+   * (see `inputRequired()`), verified, when the client retries; else undefined.
+   */
+  readonly requestState: string | undefined
 }
 
 export type Handler<P extends JsonObject = JsonObject, R = unknown> =

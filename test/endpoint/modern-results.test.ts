@@ -226,7 +226,10 @@ t.test('an input_required result keeps its resultType', async (t) => {
     requestState: 'state-1'
   }
   const mcp = mcpClient(t, await buildApp(t, { server: fullModule({ callTool: () => structuredClone(inputRequired) }) }))
-  assertResult(t, await mcp.modern('tools/call', { name: 'echo' }, { id: 1 }), 1, { ...inputRequired, _meta: { [SI]: SERVER_INFO } })
+  const reply = await mcp.modern('tools/call', { name: 'echo' }, { id: 1, capabilities: { elicitation: {} } })
+  const { requestState, ...rest } = reply.json.result
+  t.strictSame(rest, { resultType: 'input_required', inputRequests: inputRequired.inputRequests, _meta: { [SI]: SERVER_INFO } })
+  t.ok(typeof requestState === 'string' && requestState !== 'state-1', 'the endpoint signs the handler\'s requestState')
 })
 
 t.test('resources/templates/list without its handler answers an empty list', async (t) => {

@@ -1,0 +1,87 @@
+/**
+ * A legacy client's side of a request over real HTTP: POST a JSON-RPC
+ * request, read the SSE (or JSON) response message by message, and POST
+ * answers back as separate requests.
+ */
+import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http'
+
+export interface StreamCall {
+  status: number
+  contentType: string
+  /** The next JSON-RPC message of the response (the whole body when it is JSON); rejects after `timeoutMs`. */
+  next (timeoutMs?: number): Promise<any>
+  /** Resolves when the response has ended, with whatever was left unread. */
+  ended (): Promise<any[]>
+  /** Drops the connection, as a client that goes away. */
+  destroy (): void
+}
+
+export function legacyHeaders (version: string, accept = 'application/json, text/event-stream'): Record<string, string> {
+  return { 'content-type': 'application/json', accept, 'mcp-protocol-version': version }
+}
+
+/** POSTs `message` and resolves once the response head is in. */
+export function openCall (url: string, message: unknown, headers: Record<string, string>): Promise<StreamCall> {
+  const body = JSON.stringify(message)
+  return new Promise((resolve, reject) => {
+    let req: ClientRequest | undefined
+    const onResponse = (res: IncomingMessage): void => {
+      const queue: any[] = []
+      const waiters: Array<(value: any) => void> = []
+      let buffer = ''
+      let done = false
+      const endWaiters: Array<() => void> = []
+      const sse = String(res.headers['content-type']).startsWith('text/event-stream')
+      const push = (msg: any): void => {
+        const waiter = waiters.shift()
+        if (waiter !== undefined) waiter(msg)
+        else queue.push(msg)
+      }
+      res.setEncoding('utf8')
+      res.on('data', (chunk: string) => {
+        buffer += chunk
+        if (!sse) return
+        let cut = buffer.indexOf('\n\n')
+        while (cut !== -1) {
+          const event = buffer.slice(0, cut)
+          buffer = buffer.slice(cut + 2)
+          const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
+          if (data !== '') push(JSON.parse(data))
+          cut = buffer.indexOf('\n\n')
+        }
+      })
+      const finish = (): void => {
+        if (done) return
+        done = true
+        if (!sse && buffer !== '') push(JSON.parse(buffer))
+        for (const w of endWaiters.splice(0)) w()
+        for (const w of waiters.splice(0)) w(undefined)
+      }
+      res.on('end', finish)
+      res.on('close', finish)
+      resolve({
+        status: res.statusCode ?? 0,
+        contentType: String(res.headers['content-type']),
+        next (timeoutMs = 5000) {
+          if (queue.length > 0) return Promise.resolve(queue.shift())
+          if (done) return Promise.resolve(undefined)
+          return new Promise((resolveNext, rejectNext) => {
+            const timer = setTimeout(() => rejectNext(new Error(`no message within ${timeoutMs} ms`)), timeoutMs)
+            waiters.push((msg) => { clearTimeout(timer); resolveNext(msg) })
+          })
+        },
+        ended () {
+          if (done) return Promise.resolve(queue.splice(0))
+          return new Promise((resolveEnd) => endWaiters.push(() => resolveEnd(queue.splice(0))))
+        },
+        destroy () {
+          req?.destroy()
+          res.destroy()
+        }
+      })
+    }
+    req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, onResponse)
+    req.on('error', reject)
+    req.end(body)
+  })
+}
