@@ -21,6 +21,10 @@ function checkEntry (t: Test, entry: Entry): void {
   t.type(entry.buildCapabilities, 'function', 'buildCapabilities is a named export')
   t.same(entry.buildCapabilities({ listTools () {}, callTool () {} }, { era: 'modern' }), { tools: { listChanged: true }, logging: {} },
     'buildCapabilities works from this entry')
+  t.type(entry.parseDiscoverResult, 'function', 'parseDiscoverResult is a named export')
+  t.same(entry.parseDiscoverResult({ supportedVersions: ['2026-07-28'], capabilities: {}, ttlMs: -1 }),
+    { ok: true, result: { supportedVersions: ['2026-07-28'], capabilities: {}, instructions: null, ttlMs: 0, cacheScope: 'private', serverInfo: null, meta: {}, raw: { supportedVersions: ['2026-07-28'], capabilities: {}, ttlMs: -1 } } },
+    'parseDiscoverResult works from this entry')
 }
 
 t.test('lib/index.ts', async (t) => {
