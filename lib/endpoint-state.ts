@@ -41,8 +41,7 @@ export function isAdvertised (capabilities: LegacyServerCapabilities | ModernSer
 const JSON_TYPE = 'application/json; charset=utf-8'
 
 export function sendJson (reply: FastifyReply, status: number, body: string): FastifyReply {
-  // One encoding into a Buffer: a spliced string would be measured, flattened and encoded again by the socket write.
-  return reply.code(status).type(JSON_TYPE).send(Buffer.from(body))
+  return reply.code(status).type(JSON_TYPE).send(body)
 }
 
 export function sendError (
