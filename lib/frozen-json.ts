@@ -5,8 +5,9 @@
  * Anything else is serialised afresh, so a mutable result is never stale.
  */
 
+const immutable = new WeakSet<object>()
+const mutable = new WeakSet<object>()
 const serialised = new WeakMap<object, string>()
-const notCacheable = new WeakSet<object>()
 
 /** Frozen all the way down, with no getters or toJSON that could vary the text. */
 function isFrozenData (value: unknown, seen: Set<object>): boolean {
@@ -24,13 +25,29 @@ function isFrozenData (value: unknown, seen: Set<object>): boolean {
   return true
 }
 
-export function jsonOf (value: object): string {
-  if (!Object.isFrozen(value) || notCacheable.has(value)) return JSON.stringify(value)
-  let json = serialised.get(value)
-  if (json === undefined) {
-    json = JSON.stringify(value)
-    if (isFrozenData(value, new Set())) serialised.set(value, json)
-    else notCacheable.add(value)
+/** True for deeply frozen plain data; the answer is remembered per object (freezing cannot be undone). */
+export function isImmutableData (value: object): boolean {
+  if (!Object.isFrozen(value) || mutable.has(value)) return false
+  if (immutable.has(value)) return true
+  const frozen = isFrozenData(value, new Set())
+  if (frozen) immutable.add(value)
+  else mutable.add(value)
+  return frozen
+}
+
+/** `compute()` once per immutable `value` (kept in `cache`); every time for anything else. */
+export function memoizeImmutable<T> (cache: WeakMap<object, T>, value: object, compute: (value: object) => T): T {
+  if (!isImmutableData(value)) return compute(value)
+  let known = cache.get(value)
+  if (known === undefined) {
+    known = compute(value)
+    cache.set(value, known)
   }
-  return json
+  return known
+}
+
+const stringify = (value: object): string => JSON.stringify(value)
+
+export function jsonOf (value: object): string {
+  return memoizeImmutable(serialised, value, stringify)
 }

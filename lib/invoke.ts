@@ -19,6 +19,27 @@ function isThenable (value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
 }
 
+function succeed (result: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
+  if (result === undefined || result === null) return { ok: true, result: {} }
+  if (!isJsonObject(result)) {
+    ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
+    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  }
+  return { ok: true, result }
+}
+
+function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
+  // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
+  if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
+  if (err instanceof McpError) {
+    return err.data === undefined
+      ? { ok: false, code: err.code, message: err.message }
+      : { ok: false, code: err.code, message: err.message, data: err.data }
+  }
+  ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
+  return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+}
+
 export function invokeHandler (
   server: ServerModule,
   route: MethodRoute,
@@ -29,35 +50,14 @@ export function invokeHandler (
   if (typeof handler !== 'function') {
     return { ok: true, result: { ...route.fallbackResult } }
   }
-
-  function succeed (result: unknown): Outcome {
-    if (result === undefined || result === null) return { ok: true, result: {} }
-    if (!isJsonObject(result)) {
-      ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
-      return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
-    }
-    return { ok: true, result }
-  }
-
-  function fail (err: unknown): Outcome {
-    // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
-    if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
-    if (err instanceof McpError) {
-      return err.data === undefined
-        ? { ok: false, code: err.code, message: err.message }
-        : { ok: false, code: err.code, message: err.message, data: err.data }
-    }
-    ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
-    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
-  }
-
   let result: unknown
   try {
     result = handler.call(server, params, ctx)
   } catch (err) {
-    return fail(err)
+    return fail(err, route, ctx)
   }
-  return isThenable(result) ? Promise.resolve(result).then(succeed, fail) : succeed(result)
+  if (!isThenable(result)) return succeed(result, route, ctx)
+  return Promise.resolve(result).then((value) => succeed(value, route, ctx), (err: unknown) => fail(err, route, ctx))
 }
 
 /** Applies `then` to an outcome now, or when it settles. */

@@ -19,7 +19,7 @@ import type { EraHandler } from './legacy.js'
 import { isLogLevel, LOG_LEVELS } from './log-level.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
-import { jsonOf } from './frozen-json.js'
+import { jsonOf, memoizeImmutable } from './frozen-json.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStateCodec } from './request-state.js'
 import { RequestStream } from './request-stream.js'
@@ -102,11 +102,20 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const hintFields = (hints: CacheHints): string => ',"ttlMs":' + String(hints.ttlMs) + ',"cacheScope":"' + hints.cacheScope + '"'
   const staticHintFields = isStatic(cacheHints) ? hintFields(cacheHints) : undefined
 
+  // Stamped text of immutable results whose stamp never varies (static or no hints), per kind of method.
+  const stampedCacheable = new WeakMap<object, string | undefined>()
+  const stampedPlain = new WeakMap<object, string | undefined>()
+  const stampCacheable = (result: object): string | undefined => appendFields(jsonOf(result), completeFields + (staticHintFields as string))
+  const stampPlain = (result: object): string | undefined => appendFields(jsonOf(result), completeFields)
+
   /** The stamped result as JSON; the common case splices text instead of copying the result. */
   function stampedJson (result: JsonObject, cacheable: boolean, request: FastifyRequest): string {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
-      const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
-      const json = appendFields(jsonOf(result), completeFields + hints)
+      const json = !cacheable
+        ? memoizeImmutable(stampedPlain, result, stampPlain)
+        : staticHintFields !== undefined
+          ? memoizeImmutable(stampedCacheable, result, stampCacheable)
+          : appendFields(jsonOf(result), completeFields + hintFields(resolveHints(cacheHints, request)))
       if (json !== undefined) return json
     }
     return JSON.stringify(stamp(result, cacheable, request))

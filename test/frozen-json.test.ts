@@ -1,5 +1,5 @@
 import t from 'tap'
-import { jsonOf } from '../lib/frozen-json.js'
+import { isImmutableData, jsonOf, memoizeImmutable } from '../lib/frozen-json.js'
 
 function deepFreeze<T> (value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -40,4 +40,36 @@ t.test('getters and toJSON are never cached, even when frozen', async (t) => {
   t.equal(jsonOf(withToJson), '{"m":2}')
   const nested = deepFreeze({ inner: Object.freeze({ get x () { return ++n } }) })
   t.not(jsonOf(nested), jsonOf(nested), 'a getter deep inside is read every time')
+})
+
+t.test('memoizeImmutable computes once per deeply frozen value, every time otherwise', async (t) => {
+  const cache = new WeakMap<object, number>()
+  let calls = 0
+  const compute = (): number => ++calls
+  const frozen = deepFreeze({ a: [1, 2, { b: 3 }] })
+  t.equal(memoizeImmutable(cache, frozen, compute), 1)
+  t.equal(memoizeImmutable(cache, frozen, compute), 1, 'served from the cache')
+  const shallow = Object.freeze({ a: [1] })
+  t.equal(memoizeImmutable(cache, shallow, compute), 2)
+  t.equal(memoizeImmutable(cache, shallow, compute), 3, 'a mutable inside means no caching')
+  t.equal(isImmutableData(frozen), true)
+  t.equal(isImmutableData(shallow), false)
+})
+
+t.test('a frozen tools/list result is answered identically every time', async (t) => {
+  const { default: Fastify } = await import('fastify')
+  const { default: mcp } = await import('../lib/index.js')
+  const list = deepFreeze({ tools: [{ name: 'x', inputSchema: { type: 'object' } }] })
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(mcp, { server: { listTools: () => list, callTool: () => ({ content: [] }) }, serverInfo: { name: 's', version: '1' }, cache: { ttlMs: 5, cacheScope: 'public' } })
+  const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
+  const bodies = []
+  for (const id of [1, 2]) {
+    const reply = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/list' }, payload: { jsonrpc: '2.0', id, method: 'tools/list', params: { _meta: meta } } })
+    bodies.push(reply.json())
+  }
+  for (const [i, body] of bodies.entries()) {
+    t.same(body, { jsonrpc: '2.0', id: i + 1, result: { tools: list.tools, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } }, ttlMs: 5, cacheScope: 'public' } })
+  }
 })
