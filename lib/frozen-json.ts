@@ -9,7 +9,7 @@ const serialised = new WeakMap<object, string>()
 const notCacheable = new WeakSet<object>()
 
 /** Frozen all the way down, with no getters or toJSON that could vary the text. */
-function isFrozenData (value: unknown, seen: Set<object>): boolean {
+export function isFrozenData (value: unknown, seen: Set<object>): boolean {
   if (value === null || typeof value !== 'object') return typeof value !== 'function'
   if (!Object.isFrozen(value)) return false
   if (seen.has(value)) return true
