@@ -125,8 +125,8 @@ export function annotationsOf (tool: string, schema: unknown, problems: string[]
 export function deriveParamHeaders (result: JsonObject): DerivedHeaders {
   const tools = new Map<string, readonly ParamHeader[]>()
   const problems: string[] = []
-  const list = Array.isArray(result.tools) ? result.tools : []
-  for (const tool of list) {
+  const list = result.tools
+  for (const tool of Array.isArray(list) ? list : []) {
     if (!isJsonObject(tool) || typeof tool.name !== 'string' || tools.has(tool.name)) continue
     const found = annotationsOf(tool.name, tool.inputSchema, problems)
     if (found.length > 0) tools.set(tool.name, found)
