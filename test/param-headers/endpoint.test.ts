@@ -187,6 +187,6 @@ t.test('validateParamHeaders: anything but auto, always or never fails registrat
     const app = Fastify()
     t.teardown(() => app.close())
     const options = { server: counting(() => ({ tools: [] })).module, serverInfo: SERVER_INFO, validateParamHeaders: value } as unknown as McpCapabilitiesOptions
-    await t.rejects(app.register(mcpCapabilities, options).ready(), { code: 'FST_MCP_INVALID_OPTION', message: /validateParamHeaders.*"auto", "always", "never"/ }, String(value))
+    await t.rejects(async () => { await app.register(mcpCapabilities, options).ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /validateParamHeaders.*"auto", "always", "never"/ }, String(value))
   }
 })
