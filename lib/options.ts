@@ -109,8 +109,8 @@ export interface ResolvedOptions {
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'bodyLimit', 'keepAliveMs',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'validateParamHeaders',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
