@@ -6,8 +6,9 @@
  *
  *   npm run start:conformance        # HOST (127.0.0.1), PORT (3000), MCP_ERA (dual)
  *
- * Fixtures for features the endpoint does not have (tasks) are left out;
- * their scenarios are listed in test/peers/expected-failures.yaml. Progress,
+ * The tasks extension is on: the `tasks-*` scenarios' tools (`greet`,
+ * `slow_compute`, `failing_job`, `protocol_error_job`, `confirm_delete`,
+ * `multi_input`, `test_tool_with_task`) hand their work to `runAsTask`. Progress,
  * log and change notifications are emitted through `ctx.progress`, `ctx.log`
  * and `fastify.mcp.notify*()`; input from the client (elicitation, sampling,
  * roots) comes through `ctx.elicit`, `ctx.createMessage` and `ctx.listRoots`,
@@ -17,7 +18,7 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import mcpCapabilities, { ErrorCode, McpError, type ElicitResult, type HandlerContext, type ServerModule } from '../lib/index.js'
+import mcpCapabilities, { ErrorCode, McpError, runAsTask, type ElicitResult, type HandlerContext, type ServerModule } from '../lib/index.js'
 
 export const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const
 export type ConformanceEra = typeof CONFORMANCE_ERAS[number]
@@ -39,7 +40,7 @@ interface CallToolParams { name?: unknown, arguments?: Record<string, unknown>, 
 interface Tool {
   description: string
   inputSchema?: Record<string, unknown>
-  call: (args: Record<string, unknown>, ctx: HandlerContext, params: CallToolParams) => ToolResult | Promise<ToolResult>
+  call: (args: Record<string, unknown>, ctx: HandlerContext, params: CallToolParams) => ToolResult | Promise<ToolResult> | Promise<Record<string, unknown>>
 }
 
 /** Change pushes the trigger tools ask for; wired to `fastify.mcp` by `buildConformanceApp`. */
@@ -138,6 +139,28 @@ const CONFIRM = { message: 'Please confirm', requestedSchema: { type: 'object', 
 function sleep (ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
+
+/** Sleeps, or rejects as soon as `signal` aborts (a cancelled task stops waiting). */
+function sleepUnless (ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason)
+      return
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(signal.reason)
+    }
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal.addEventListener('abort', onAbort, { once: true })
+  })
+}
+
+/** A yes/no confirmation, the form the tasks scenarios answer with `{ confirm: true }`. */
+const CONFIRM_DELETE_SCHEMA = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] }
 
 /** Builds the conformance server module. Hooks let the trigger tools push list changes. */
 export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerModule {
@@ -342,6 +365,62 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
         return text(`Confirmed: ${String(result.content?.ok)}`)
       }
     },
+    greet: {
+      description: 'Greets by name, at once (never a task)',
+      inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+      call: (args) => text(`Hello, ${String(args.name ?? 'World')}!`)
+    },
+    slow_compute: {
+      description: 'Sleeps `seconds` then answers; a task when the client declared the tasks extension',
+      inputSchema: { type: 'object', properties: { seconds: { type: 'number' }, label: { type: 'string' } } },
+      call: (args, ctx) => runAsTask(ctx, async (task) => {
+        const seconds = typeof args.seconds === 'number' && args.seconds > 0 ? Math.min(args.seconds, 300) : 0
+        await sleepUnless(seconds * 1000, task.signal)
+        return text(`Computed ${String(args.label ?? 'result')} after ${seconds}s`)
+      })
+    },
+    failing_job: {
+      description: 'Runs only as a task; reports a tool error (isError) after about a second',
+      call: (_args, ctx) => runAsTask(ctx, async (task) => {
+        await sleepUnless(1000, task.signal)
+        return { isError: true, content: [{ type: 'text', text: 'The job failed' }] }
+      }, { required: true })
+    },
+    protocol_error_job: {
+      description: 'Runs as a task that ends in a protocol (JSON-RPC) error',
+      call: (_args, ctx) => runAsTask(ctx, async (task) => {
+        await sleepUnless(200, task.signal)
+        throw new McpError(ErrorCode.InternalError, 'The job crashed')
+      })
+    },
+    confirm_delete: {
+      description: 'Asks the user to confirm deleting `filename`, then answers; a task when possible',
+      inputSchema: { type: 'object', properties: { filename: { type: 'string' } } },
+      call: (args, ctx) => runAsTask(ctx, async (task) => {
+        const filename = String(args.filename ?? 'the file')
+        const answer = await task.elicit({ message: `Delete ${filename}?`, requestedSchema: CONFIRM_DELETE_SCHEMA }, { key: 'confirm_delete' })
+        const confirmed = answer.action === 'accept' && answer.content?.confirm === true
+        return text(confirmed ? `Deleted ${filename}` : `Kept ${filename}`)
+      })
+    },
+    multi_input: {
+      description: 'Asks two questions at once, then answers with both; a task when possible',
+      call: (_args, ctx) => runAsTask(ctx, async (task) => {
+        const [first, second] = await Promise.all([
+          task.elicit({ message: 'First name?', requestedSchema: askString('name') }, { key: 'first' }),
+          task.elicit({ message: 'Second name?', requestedSchema: askString('name') }, { key: 'second' })
+        ])
+        return text(`Got ${String(first.content?.name)} and ${String(second.content?.name)}`)
+      })
+    },
+    test_tool_with_task: {
+      description: 'Asks the user\'s name (multi round-trip), then greets them from a task; needs the tasks extension',
+      call: async (_args, ctx) => {
+        const answer = await ctx.elicit({ message: 'What is your name?', requestedSchema: askString('name') }, { key: 'user_name' })
+        const name = String(answer.content?.name ?? 'stranger')
+        return runAsTask(ctx, () => text(`Hello, ${name}!`), { required: true })
+      }
+    },
     test_input_required_result_capabilities: {
       description: 'Asks only for what the client declared: elicitation and/or sampling',
       call: async (_args, ctx) => {
@@ -538,6 +617,8 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
 
 export interface ConformanceAppOptions {
   era?: ConformanceEra
+  /** Serve the tasks extension; default true. */
+  tasks?: boolean
   logger?: FastifyServerOptions['logger']
 }
 
@@ -553,7 +634,8 @@ export async function buildConformanceApp (options: ConformanceAppOptions = {}):
     serverInfo: SERVER_INFO,
     era: options.era ?? 'dual',
     path: '/mcp',
-    instructions: 'Fixtures for the MCP conformance suite.'
+    instructions: 'Fixtures for the MCP conformance suite.',
+    tasks: options.tasks ?? true
   })
   return app
 }

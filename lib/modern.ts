@@ -7,6 +7,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
+import { TASKS_EXTENSION } from './capabilities.js'
 import { INPUT_METHODS } from './client-requests.js'
 import { createDiscoverResponder, SERVER_INFO_META } from './discover.js'
 import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoint-state.js'
@@ -27,6 +28,7 @@ import { appendFields, errorResponse, prepareResult, resultJsonResponse } from '
 import { ResultMeta } from './schemas.js'
 import type { ClientInfo, JsonObject } from './server-module.js'
 import { createListenResponder, type SubscriptionRegistry } from './subscriptions.js'
+import { declaresTasks, TASK_METHODS, type TaskService } from './tasks.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from './versions.js'
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
@@ -72,7 +74,7 @@ function completeInputRequired (result: JsonObject, replay: InputReplay | undefi
   }
 }
 
-export function createModernHandler (state: EndpointState, subscriptions: SubscriptionRegistry): EraHandler {
+export function createModernHandler (state: EndpointState, subscriptions: SubscriptionRegistry, tasks?: TaskService): EraHandler {
   const { options } = state
   const caps = state.capabilities.modern
   const respondDiscover = createDiscoverResponder(state)
@@ -137,6 +139,11 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
         return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${route.nameParam}" must be a string`)
       }
       name = value
+    } else if (tasks !== undefined && TASK_METHODS.has(method)) {
+      // The tasks extension routes by task: `Mcp-Name` repeats `taskId`.
+      const value = params.taskId
+      if (typeof value !== 'string') return sendError(reply, 400, id, ErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string')
+      name = value
     }
     const mismatch = findHeaderMismatch(request.headers, version, method, name)
     if (mismatch !== undefined) return sendError(reply, 400, id, ErrorCode.HeaderMismatch, mismatch)
@@ -152,7 +159,20 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     }
 
     if (method === 'server/discover') return sendJson(reply, 200, respondDiscover(id, request))
-    if (method === 'subscriptions/listen') return respondListen(id, params, reply)
+    if (method === 'subscriptions/listen') {
+      const filter = params.notifications
+      if (tasks !== undefined && isJsonObject(filter) && filter.taskIds !== undefined && !declaresTasks(clientCapabilities)) {
+        return sendError(reply, 400, id, ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension',
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
+      }
+      return respondListen(id, params, reply)
+    }
+    if (tasks !== undefined && TASK_METHODS.has(method)) {
+      const outcome = tasks.respond(method, params, request, clientCapabilities)
+      return outcome.ok
+        ? sendJson(reply, 200, resultJsonResponse(id, stampedJson(outcome.result, false, request)))
+        : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data)
+    }
 
     if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
       return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
@@ -170,6 +190,8 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       replay = opened.replay
     }
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
+    // `runAsTask` in this handler may create a task.
+    if (tasks !== undefined && method === 'tools/call') tasks.bind(request)
     const invoke = (): Outcome | Promise<Outcome> => invokeHandler(options.server, route, params, ctx)
     return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
       const outcome = settled.ok && settled.result.resultType === 'input_required'

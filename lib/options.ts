@@ -9,6 +9,7 @@ import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } f
 import { DEFAULT_PARAM_HEADER_MODE, PARAM_HEADER_MODES, type ParamHeaderMode } from './param-headers.js'
 import type { CacheScope, Icon, Implementation } from './schemas.js'
 import type { ServerModule } from './server-module.js'
+import type { TaskLimits } from './task-store.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -18,6 +19,9 @@ export const DEFAULT_BODY_LIMIT = 1024 * 1024
 export const DEFAULT_KEEP_ALIVE_MS = 15_000
 export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000
 export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
+export const DEFAULT_TASK_TTL_MS = 60 * 60_000
+export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
+export const DEFAULT_MAX_TASKS = 1000
 /** HMAC-SHA256 keys shorter than its output weaken it. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
 /** The longest delay `setInterval` accepts. */
@@ -28,6 +32,18 @@ export type DeploymentEra = typeof DEPLOYMENT_ERAS[number]
 
 /** A value, or a function of the request that computes it per request. */
 export type PerRequest<T> = T | ((request: FastifyRequest) => T)
+
+/** Settings of the tasks extension (read only with `tasks: true`). */
+export interface TaskOptions {
+  /** How long a task is kept after its creation in ms (its `ttlMs`); default 3600000 (1 hour). */
+  ttlMs?: number
+  /** The `pollIntervalMs` suggested to clients; default 1000. */
+  pollIntervalMs?: number
+  /** Most tasks kept at once (finished ones are evicted first); default 1000. */
+  maxTasks?: number
+  /** The authorization context a task is bound to; default a digest of the `Authorization` header. */
+  owner?: (request: FastifyRequest) => string
+}
 
 export interface CacheHintOptions {
   ttlMs?: PerRequest<number>
@@ -57,8 +73,10 @@ export interface McpCapabilitiesOptions {
   allowedOrigins?: string[] | true
   /** Host names (with or without port) allowed in the `Host` header; `true` allows any. */
   allowedHosts?: string[] | true
-  /** Advertise the tasks extension in the modern era; default `false`. */
+  /** Serve (and advertise) the tasks extension in the modern era; default `false`. */
   tasks?: boolean
+  /** Limits of the tasks extension's in-memory store. */
+  taskOptions?: TaskOptions
   /** Largest accepted request body in bytes; default 1 MiB. */
   bodyLimit?: number
   /** Interval of keep-alive comments on quiet `subscriptions/listen` streams in ms; default 15000, `0` sends none. */
@@ -98,6 +116,8 @@ export interface ResolvedOptions {
   allowedOrigins: ReadonlySet<string> | true | undefined
   allowedHosts: ReadonlySet<string> | true | undefined
   tasks: boolean
+  taskLimits: TaskLimits
+  taskOwner: ((request: FastifyRequest) => string) | undefined
   bodyLimit: number
   keepAliveMs: number
   requestStateKeys: readonly Buffer[]
@@ -109,7 +129,7 @@ export interface ResolvedOptions {
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -205,6 +225,23 @@ function checkMs (name: string, value: unknown, fallback: number, max: number): 
   return value
 }
 
+function checkTaskOptions (value: unknown): { limits: TaskLimits, owner: ((request: FastifyRequest) => string) | undefined } {
+  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, owner? }')
+  const { ttlMs, pollIntervalMs, maxTasks, owner } = value ?? {}
+  if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
+  if (maxTasks !== undefined && (typeof maxTasks !== 'number' || !Number.isSafeInteger(maxTasks) || maxTasks <= 0)) {
+    throw new FST_MCP_INVALID_OPTION('taskOptions.maxTasks', 'expected a positive integer')
+  }
+  return {
+    limits: Object.freeze({
+      ttlMs: checkMs('taskOptions.ttlMs', ttlMs, DEFAULT_TASK_TTL_MS, MAX_TIMER_MS),
+      pollIntervalMs: checkMs('taskOptions.pollIntervalMs', pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS, MAX_TIMER_MS),
+      maxTasks: maxTasks ?? DEFAULT_MAX_TASKS
+    }),
+    owner: owner as ((request: FastifyRequest) => string) | undefined
+  }
+}
+
 /** Validates and normalises the options; throws a coded error for the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {
   if (!isObject(options)) throw new FST_MCP_INVALID_OPTION('options', 'expected an object')
@@ -223,6 +260,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (typeof path !== 'string' || !path.startsWith('/')) throw new FST_MCP_INVALID_OPTION('path', 'expected a string starting with "/"')
   const tasks = options.tasks === undefined ? false : options.tasks
   if (typeof tasks !== 'boolean') throw new FST_MCP_INVALID_OPTION('tasks', 'expected a boolean')
+  const taskOptions = checkTaskOptions(options.taskOptions)
   const bodyLimit = options.bodyLimit === undefined ? DEFAULT_BODY_LIMIT : options.bodyLimit
   if (typeof bodyLimit !== 'number' || !Number.isSafeInteger(bodyLimit) || bodyLimit <= 0) {
     throw new FST_MCP_INVALID_OPTION('bodyLimit', 'expected a positive integer (bytes)')
@@ -246,6 +284,8 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     allowedOrigins: checkAllowList('allowedOrigins', options.allowedOrigins, normaliseOrigin),
     allowedHosts: checkAllowList('allowedHosts', options.allowedHosts, (h) => h.toLowerCase()),
     tasks,
+    taskLimits: taskOptions.limits,
+    taskOwner: taskOptions.owner,
     bodyLimit,
     keepAliveMs,
     requestStateKeys: checkSecrets(options.requestStateSecret),

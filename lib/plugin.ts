@@ -20,6 +20,7 @@ import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type S
 import { PendingRequests } from './pending-requests.js'
 import { checkRequestSource } from './security.js'
 import { SubscriptionRegistry } from './subscriptions.js'
+import { TaskService } from './tasks.js'
 import { isModernVersion } from './versions.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
@@ -65,7 +66,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const pending = new PendingRequests(options.clientRequestTimeoutMs)
   const handleLegacy = createLegacyHandler(state, pending)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
-  const handleModern = createModernHandler(state, subscriptions)
+  // The tasks extension's store: per endpoint, in memory, emptied when the app closes.
+  const tasks = options.tasks ? new TaskService(options.taskLimits, options.taskOwner) : undefined
+  const handleModern = createModernHandler(state, subscriptions, tasks)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 
   // fastify-plugin skips encapsulation, so a `prefix` given to register is applied here, to the endpoint's own context.
@@ -92,10 +95,12 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   fastify.addHook('preClose', async () => {
     subscriptions.close()
     pending.close()
+    tasks?.close()
   })
   fastify.addHook('onClose', async () => {
     subscriptions.close()
     pending.close()
+    tasks?.close()
   })
 
   // A callback hook: no promise per request on the hot path.

@@ -32,6 +32,9 @@ const baseline = loadBaseline(BASELINE_FILE)
 const r2025 = loadRequirements('2025-11-25')
 const r2026 = loadRequirements('2026-07-28')
 
+// tasks-status-notifications only reports SKIPPED in this suite version (its harness awaits a rewrite).
+const TASKS_SCENARIOS = r2026.notScored.filter((name) => name.startsWith('tasks-') && name !== 'tasks-status-notifications')
+
 const runs: Run[] = [
   { name: 'requirements 2025-11-25', era: 'dual', args: ['--requirements', '2025-11-25'], ...r2025 },
   { name: 'requirements 2026-07-28', era: 'dual', args: ['--requirements', '2026-07-28'], ...r2026 },
@@ -58,11 +61,14 @@ const runs: Run[] = [
     scored: ['dns-rebinding-protection'],
     notScored: []
   },
+  // The tasks extension's scenarios, each run alone and judged here (the requirement sets run them unscored).
+  ...TASKS_SCENARIOS.map((scenario): Run => ({ name: scenario, era: 'dual', args: ['--scenario', scenario], scored: [scenario], notScored: [] })),
   { name: 'requirements 2025-11-25 (legacy-only deployment)', era: 'legacy', args: ['--requirements', '2025-11-25'], ...r2025 },
   { name: 'requirements 2026-07-28 (modern-only deployment)', era: 'modern', args: ['--requirements', '2026-07-28'], ...r2026 }
 ]
 
 t.ok(r2025.scored.includes('server-initialize') && r2026.scored.includes('server-stateless'), 'the requirement sets name the lifecycle scenarios')
+t.ok(TASKS_SCENARIOS.includes('tasks-lifecycle') && TASKS_SCENARIOS.includes('tasks-mrtr-composition'), 'the 2026-07-28 set runs the tasks scenarios')
 
 const examples = new Map<Run['era'], ExampleProcess>()
 async function example (era: Run['era']): Promise<ExampleProcess> {
