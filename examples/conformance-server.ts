@@ -433,6 +433,19 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerMod
         await Promise.all(asks)
         return text(`Received ${asks.length} inputs`)
       }
+    },
+    test_param_headers: {
+      description: 'Mirrors its parameters into Mcp-Param-* headers (x-mcp-header); the endpoint checks them against the arguments',
+      inputSchema: {
+        type: 'object',
+        properties: {
+          region: { type: 'string', description: 'Where to run', 'x-mcp-header': 'Region' },
+          priority: { type: 'integer', description: 'How urgent', 'x-mcp-header': 'Priority' },
+          dryRun: { type: 'boolean', description: 'Only pretend', 'x-mcp-header': 'Dry-Run' }
+        },
+        required: ['region']
+      },
+      call: (args) => text(`Ran in ${String(args.region)}`)
     }
   }
 

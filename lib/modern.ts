@@ -20,6 +20,7 @@ import { isLogLevel, LOG_LEVELS } from './log-level.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
 import { jsonOf, memoizeImmutable } from './frozen-json.js'
+import { ParamHeaderValidator } from './param-headers.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStateCodec } from './request-state.js'
 import { RequestStream } from './request-stream.js'
@@ -81,6 +82,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const serverInfo = options.serverInfo
   const respondListen = createListenResponder(subscriptions, caps)
   const codec = new RequestStateCodec(options.requestStateKeys)
+  const paramHeaders = new ParamHeaderValidator(options.server, options.validateParamHeaders)
 
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
     const out: JsonObject = { ...result }
@@ -199,7 +201,8 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
     // `runAsTask` in this handler may create a task.
     if (tasks !== undefined && method === 'tools/call') tasks.bind(request)
-    return whenSettled(invokeHandler(options.server, route, params, ctx), (settled) => {
+    const invoke = (): Outcome | Promise<Outcome> => invokeHandler(options.server, route, params, ctx)
+    return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
       const outcome = settled.ok && settled.result.resultType === 'input_required'
         ? completeInputRequired(settled.result, replay, ctx)
         : settled

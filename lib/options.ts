@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
+import { DEFAULT_PARAM_HEADER_MODE, PARAM_HEADER_MODES, type ParamHeaderMode } from './param-headers.js'
 import type { CacheScope, Icon, Implementation } from './schemas.js'
 import type { ServerModule } from './server-module.js'
 import type { TaskLimits } from './task-store.js'
@@ -91,6 +92,12 @@ export interface McpCapabilitiesOptions {
   requestStateTtlMs?: number
   /** Legacy era: how long `ctx.elicit()` and friends wait for the client's answer in ms; default 60000. */
   clientRequestTimeoutMs?: number
+  /**
+   * Modern tools/call: when to check `Mcp-Param-*` headers against the
+   * arguments (the tools' `x-mcp-header` annotations, from `listTools`);
+   * default `'auto'` (see lib/param-headers.ts), `'always'`, `'never'`.
+   */
+  validateParamHeaders?: ParamHeaderMode
 }
 
 export interface ResolvedCacheHints {
@@ -116,12 +123,13 @@ export interface ResolvedOptions {
   requestStateKeys: readonly Buffer[]
   requestStateTtlMs: number
   clientRequestTimeoutMs: number
+  validateParamHeaders: ParamHeaderMode
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -261,6 +269,10 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (typeof keepAliveMs !== 'number' || !Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0 || keepAliveMs > MAX_TIMER_MS) {
     throw new FST_MCP_INVALID_OPTION('keepAliveMs', `expected an integer from 0 (no keep-alive) to ${MAX_TIMER_MS} (milliseconds)`)
   }
+  const validateParamHeaders = options.validateParamHeaders === undefined ? DEFAULT_PARAM_HEADER_MODE : options.validateParamHeaders
+  if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
+    throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
+  }
   return {
     server: server as ServerModule,
     serverInfo: checkServerInfo(options.serverInfo),
@@ -278,6 +290,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     keepAliveMs,
     requestStateKeys: checkSecrets(options.requestStateSecret),
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
-    clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS)
+    clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
+    validateParamHeaders: validateParamHeaders as ParamHeaderMode
   }
 }

@@ -41,6 +41,13 @@ const runs: Run[] = [
   { name: 'server-stateless', era: 'dual', args: ['--scenario', 'server-stateless'], scored: ['server-stateless'], notScored: [] },
   { name: 'http-header-validation', era: 'dual', args: ['--scenario', 'http-header-validation'], scored: ['http-header-validation'], notScored: [] },
   {
+    name: 'http-custom-header-server-validation',
+    era: 'dual',
+    args: ['--scenario', 'http-custom-header-server-validation'],
+    scored: ['http-custom-header-server-validation'],
+    notScored: []
+  },
+  {
     name: 'dns-rebinding-protection at 2025-11-25',
     era: 'dual',
     args: ['--scenario', 'dns-rebinding-protection', '--spec-version', '2025-11-25'],
