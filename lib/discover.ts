@@ -13,7 +13,10 @@ import { MODERN_VERSIONS } from './versions.js'
 
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo'
 
-export type DiscoverResponder = (id: RequestId, request: FastifyRequest) => string
+/** Distinct (ttlMs, cacheScope) pairs whose discover result is kept prepared. */
+const MAX_PREPARED_HINT_PAIRS = 64
+
+export type DiscoverResponder = (id: RequestId, request: FastifyRequest) => Buffer
 
 export function createDiscoverResponder (state: EndpointState): DiscoverResponder {
   const { options } = state
@@ -37,8 +40,17 @@ export function createDiscoverResponder (state: EndpointState): DiscoverResponde
     const prepared = build(hints.ttlMs, hints.cacheScope)
     return (id) => preparedResponse(id, prepared)
   }
+  // Hints computed per request take few distinct values: each pair is prepared once (a bounded memo).
+  const preparedByHints = new Map<string, PreparedResult>()
   return (id, request) => {
     const { ttlMs, cacheScope } = resolveHints(hints, request)
-    return preparedResponse(id, build(ttlMs, cacheScope))
+    const key = `${ttlMs} ${cacheScope}`
+    let prepared = preparedByHints.get(key)
+    if (prepared === undefined) {
+      prepared = build(ttlMs, cacheScope)
+      if (preparedByHints.size >= MAX_PREPARED_HINT_PAIRS) preparedByHints.delete(preparedByHints.keys().next().value as string)
+      preparedByHints.set(key, prepared)
+    }
+    return preparedResponse(id, prepared)
   }
 }

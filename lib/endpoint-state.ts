@@ -40,7 +40,7 @@ export function isAdvertised (capabilities: LegacyServerCapabilities | ModernSer
 
 const JSON_TYPE = 'application/json; charset=utf-8'
 
-export function sendJson (reply: FastifyReply, status: number, body: string): FastifyReply {
+export function sendJson (reply: FastifyReply, status: number, body: string | Buffer): FastifyReply {
   return reply.code(status).type(JSON_TYPE).send(body)
 }
 

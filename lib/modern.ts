@@ -14,17 +14,17 @@ import { type EndpointState, isAdvertised, sendError, sendJson } from './endpoin
 import { RequestContext } from './handler-context.js'
 import { type InputReplay, openInputRound } from './input-replay.js'
 import { invokeHandler, type Outcome, whenSettled } from './invoke.js'
-import { isJsonObject, isRequestId, type JsonRpcMessage } from './jsonrpc.js'
+import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from './jsonrpc.js'
 import type { EraHandler } from './legacy.js'
 import { isLogLevel, LOG_LEVELS } from './log-level.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
-import { jsonOf, memoizeImmutable } from './frozen-json.js'
+import { isImmutableData, jsonOf } from './frozen-json.js'
 import { ParamHeaderValidator } from './param-headers.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStateCodec } from './request-state.js'
 import { RequestStream } from './request-stream.js'
-import { appendFields, errorResponse, prepareResult, resultJsonResponse } from './responses.js'
+import { appendFields, errorResponse, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse } from './responses.js'
 import { ResultMeta } from './schemas.js'
 import type { ClientInfo, JsonObject } from './server-module.js'
 import { createListenResponder, type SubscriptionRegistry } from './subscriptions.js'
@@ -104,23 +104,27 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const hintFields = (hints: CacheHints): string => ',"ttlMs":' + String(hints.ttlMs) + ',"cacheScope":"' + hints.cacheScope + '"'
   const staticHintFields = isStatic(cacheHints) ? hintFields(cacheHints) : undefined
 
-  // Stamped text of immutable results whose stamp never varies (static or no hints), per kind of method.
-  const stampedCacheable = new WeakMap<object, string | undefined>()
-  const stampedPlain = new WeakMap<object, string | undefined>()
-  const stampCacheable = (result: object): string | undefined => appendFields(jsonOf(result), completeFields + (staticHintFields as string))
-  const stampPlain = (result: object): string | undefined => appendFields(jsonOf(result), completeFields)
+  // Immutable results whose stamp never varies (static or no hints): the response tail is prepared once.
+  const preparedCacheable = new WeakMap<object, PreparedResult>()
+  const preparedPlain = new WeakMap<object, PreparedResult>()
 
-  /** The stamped result as JSON; the common case splices text instead of copying the result. */
-  function stampedJson (result: JsonObject, cacheable: boolean, request: FastifyRequest): string {
+  /** The response carrying the stamped result; the common case splices text instead of copying the result. */
+  function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
-      const json = !cacheable
-        ? memoizeImmutable(stampedPlain, result, stampPlain)
-        : staticHintFields !== undefined
-          ? memoizeImmutable(stampedCacheable, result, stampCacheable)
-          : appendFields(jsonOf(result), completeFields + hintFields(resolveHints(cacheHints, request)))
-      if (json !== undefined) return json
+      if ((!cacheable || staticHintFields !== undefined) && isImmutableData(result)) {
+        const cache = cacheable ? preparedCacheable : preparedPlain
+        let prepared = cache.get(result)
+        if (prepared === undefined) {
+          const json = appendFields(jsonOf(result), completeFields + (cacheable ? staticHintFields as string : ''))
+          if (json !== undefined) cache.set(result, prepared = prepareJson(json))
+        }
+        if (prepared !== undefined) return preparedResponse(id, prepared)
+      }
+      const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
+      const json = appendFields(jsonOf(result), completeFields + hints)
+      if (json !== undefined) return resultJsonResponse(id, json)
     }
-    return JSON.stringify(stamp(result, cacheable, request))
+    return resultJsonResponse(id, JSON.stringify(stamp(result, cacheable, request)))
   }
 
   // Not async: requests answered without a handler (discover, errors) cost no promise.
@@ -179,7 +183,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     if (tasks !== undefined && TASK_METHODS.has(method)) {
       const outcome = tasks.respond(method, params, request, clientCapabilities)
       return outcome.ok
-        ? sendJson(reply, 200, resultJsonResponse(id, stampedJson(outcome.result, false, request)))
+        ? sendJson(reply, 200, stampedResponse(id, outcome.result, false, request))
         : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data)
     }
 
@@ -207,7 +211,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
         ? completeInputRequired(settled.result, replay, ctx)
         : settled
       return outcome.ok
-        ? stream.respond(200, resultJsonResponse(id, stampedJson(outcome.result, route.cacheable, request)))
+        ? stream.respond(200, stampedResponse(id, outcome.result, route.cacheable, request))
         : stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data))
     })
   }

@@ -85,10 +85,10 @@ export class RequestStream {
   }
 
   /** Sends the JSON-RPC response: as the HTTP body, or as the last event of the stream. */
-  respond (status: number, body: string): FastifyReply {
+  respond (status: number, body: string | Buffer): FastifyReply {
     this.#done = true
     if (this.#sse === undefined) return sendJson(this.#reply, status, body)
-    this.#sse.end(body)
+    this.#sse.end(typeof body === 'string' ? body : body.toString('utf8'))
     return this.#reply
   }
 

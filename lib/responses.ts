@@ -13,12 +13,22 @@ import { jsonOf } from './frozen-json.js'
 import type { RequestId } from './jsonrpc.js'
 import { JsonRpcError } from './schemas.js'
 
-/** JSON serialised ahead of time, ready to be spliced into responses. */
+/**
+ * A result serialised ahead of time: its JSON text, and the encoded bytes of
+ * the response from `,"result":` to the end, so a response costs only the
+ * encoding of its id.
+ */
 export interface PreparedResult {
   readonly json: string
+  readonly tail: Buffer
 }
 
 const serializeError = fastJsonStringify(JsonRpcError)
+
+/** Prepares a result from its JSON text. */
+export function prepareJson (json: string): PreparedResult {
+  return Object.freeze({ json, tail: Buffer.from(',"result":' + json + '}') })
+}
 
 /**
  * Serialises a fixed value with its schema. The round trip is checked once
@@ -30,7 +40,7 @@ export function prepareResult (schema: TSchema, result: unknown): PreparedResult
   if (!isDeepStrictEqual(JSON.parse(json), JSON.parse(JSON.stringify(result)))) {
     throw new Error('fastify-mcp-capabilities: the result schema does not serialise this result faithfully')
   }
-  return Object.freeze({ json })
+  return prepareJson(json)
 }
 
 /** A response around a result already serialised as JSON text. */
@@ -38,8 +48,13 @@ export function resultJsonResponse (id: RequestId, resultJson: string): string {
   return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + resultJson + '}'
 }
 
-export function preparedResponse (id: RequestId, prepared: PreparedResult): string {
-  return resultJsonResponse(id, prepared.json)
+export function preparedResponse (id: RequestId, prepared: PreparedResult): Buffer {
+  const head = '{"jsonrpc":"2.0","id":' + JSON.stringify(id)
+  const headLength = Buffer.byteLength(head)
+  const out = Buffer.allocUnsafe(headLength + prepared.tail.length)
+  out.write(head, 0, headLength, 'utf8')
+  prepared.tail.copy(out, headLength)
+  return out
 }
 
 export function resultResponse (id: RequestId, result: object): string {
