@@ -5,7 +5,7 @@
  * result is stamped with `resultType`, `_meta.serverInfo` and, for list and
  * read results, cache hints.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { TASKS_EXTENSION } from './capabilities.js'
 import { INPUT_METHODS } from './client-requests.js'
@@ -19,7 +19,7 @@ import type { EraHandler } from './legacy.js'
 import { isLogLevel, LOG_LEVELS } from './log-level.js'
 import { ErrorCode, McpError } from './mcp-error.js'
 import { METHOD_ROUTES, REMOVED_IN_MODERN } from './methods.js'
-import { isImmutableData, jsonOf } from './frozen-json.js'
+import { isImmutableData, jsonOf, memoizeImmutable } from './frozen-json.js'
 import { ParamHeaderValidator } from './param-headers.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStateCodec } from './request-state.js'
@@ -105,19 +105,22 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const staticHintFields = isStatic(cacheHints) ? hintFields(cacheHints) : undefined
 
   // Immutable results whose stamp never varies (static or no hints): the response tail is prepared once.
-  const preparedCacheable = new WeakMap<object, PreparedResult>()
-  const preparedPlain = new WeakMap<object, PreparedResult>()
+  const preparedCacheable = new WeakMap<object, PreparedResult | undefined>()
+  const preparedPlain = new WeakMap<object, PreparedResult | undefined>()
+  const prepareStamped = (fields: string) => (result: object): PreparedResult | undefined => {
+    const json = appendFields(jsonOf(result), completeFields + fields)
+    return json === undefined ? undefined : prepareJson(json)
+  }
+  const prepareCacheable = prepareStamped(staticHintFields ?? '')
+  const preparePlain = prepareStamped('')
 
   /** The response carrying the stamped result; the common case splices text instead of copying the result. */
   function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
       if ((!cacheable || staticHintFields !== undefined) && isImmutableData(result)) {
-        const cache = cacheable ? preparedCacheable : preparedPlain
-        let prepared = cache.get(result)
-        if (prepared === undefined) {
-          const json = appendFields(jsonOf(result), completeFields + (cacheable ? staticHintFields as string : ''))
-          if (json !== undefined) cache.set(result, prepared = prepareJson(json))
-        }
+        const prepared = cacheable
+          ? memoizeImmutable(preparedCacheable, result, prepareCacheable)
+          : memoizeImmutable(preparedPlain, result, preparePlain)
         if (prepared !== undefined) return preparedResponse(id, prepared)
       }
       const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
