@@ -4,6 +4,7 @@
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import {
+  type ClientRequestMethod,
   type ClientRequestOptions,
   type ClientRequests,
   type CreateMessageParams,
@@ -98,7 +99,7 @@ export class RequestContext implements HandlerContext {
     return this.#ask('roots/list', {}, options) as Promise<ListRootsResult>
   }
 
-  #ask (method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: JsonObject, options: ClientRequestOptions | undefined): Promise<JsonObject> {
+  #ask (method: ClientRequestMethod, params: JsonObject, options: ClientRequestOptions | undefined): Promise<JsonObject> {
     if (this.#clientRequests === undefined) return unavailable(this.method, this.era)
     return this.#clientRequests.send(method, params, options)
   }
