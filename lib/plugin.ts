@@ -91,17 +91,15 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       return subscriptions.size
     }
   }))
-  // preClose: Node's server.close() would wait for the open streams; onClose: an app closed before it listened.
-  fastify.addHook('preClose', async () => {
+  // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
+  // onClose: an app closed before it ever listened.
+  const closeAll = async (): Promise<void> => {
     subscriptions.close()
     pending.close()
     tasks?.close()
-  })
-  fastify.addHook('onClose', async () => {
-    subscriptions.close()
-    pending.close()
-    tasks?.close()
-  })
+  }
+  fastify.addHook('preClose', closeAll)
+  fastify.addHook('onClose', closeAll)
 
   // A callback hook: no promise per request on the hot path.
   function guard (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
@@ -114,7 +112,6 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     sendError(reply, 403, undefined, ErrorCode.InvalidRequest,
       verdict === 'origin' ? 'Forbidden: Origin not allowed' : 'Forbidden: Host not allowed')
   }
-
 
   // Not async, and returns only the promise of a handler still running: a request answered
   // synchronously (discover, initialize, every rejection) costs no promise.
