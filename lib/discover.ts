@@ -8,7 +8,7 @@ import { isStatic, resolveHints } from './cache-hints.js'
 import type { EndpointState } from './endpoint-state.js'
 import type { RequestId } from './jsonrpc.js'
 import { type PreparedResult, prepareResult, preparedResponse } from './responses.js'
-import { DiscoverResult } from './schemas.js'
+import type { DiscoverResult } from './schemas.js'
 import { MODERN_VERSIONS } from './versions.js'
 
 export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo'
@@ -22,17 +22,18 @@ export function createDiscoverResponder (state: EndpointState): DiscoverResponde
   const { options } = state
   const meta = Object.freeze({ [SERVER_INFO_META]: options.serverInfo })
 
-  function build (ttlMs: number, cacheScope: string): PreparedResult {
-    const result: Record<string, unknown> = {
+  function build (ttlMs: number, cacheScope: DiscoverResult['cacheScope']): PreparedResult {
+    // Field order is wire order: instructions (when set) before the hints.
+    const result: DiscoverResult = {
       resultType: 'complete',
       supportedVersions: [...MODERN_VERSIONS],
-      capabilities: state.capabilities.modern
+      capabilities: state.capabilities.modern,
+      ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+      ttlMs,
+      cacheScope,
+      _meta: meta
     }
-    if (options.instructions !== undefined) result.instructions = options.instructions
-    result.ttlMs = ttlMs
-    result.cacheScope = cacheScope
-    result._meta = meta
-    return prepareResult(DiscoverResult, result)
+    return prepareResult(result)
   }
 
   const hints = options.discover

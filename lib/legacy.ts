@@ -23,12 +23,12 @@ import type { ServerInfo } from './options.js'
 import type { PendingRequests } from './pending-requests.js'
 import { RequestStream } from './request-stream.js'
 import { errorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from './responses.js'
-import { InitializeResult, Result } from './schemas.js'
+import type { InitializeResult } from './schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from './versions.js'
 
 /** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
 const VERSION_WITHOUT_HEADER = '2025-03-26'
-const EMPTY_RESULT = prepareResult(Result, {})
+const EMPTY_RESULT = prepareResult({})
 
 /** `Implementation` fields each legacy version defines; older clients get only theirs. */
 function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): ServerInfo {
@@ -51,13 +51,13 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
 
   const initializeResults = new Map<string, PreparedResult>()
   for (const version of LEGACY_VERSIONS) {
-    const result: Record<string, unknown> = {
+    const result: InitializeResult = {
       protocolVersion: version,
       capabilities: caps,
       serverInfo: serverInfoFor(version, options.serverInfo)
     }
     if (options.instructions !== undefined) result.instructions = options.instructions
-    initializeResults.set(version, prepareResult(InitializeResult, result))
+    initializeResults.set(version, prepareResult(result))
   }
 
   function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {

@@ -25,7 +25,7 @@ import { findHeaderMismatch } from './request-headers.js'
 import { RequestStateCodec } from './request-state.js'
 import { RequestStream } from './request-stream.js'
 import { appendFields, errorResponse, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse } from './responses.js'
-import { ResultMeta } from './schemas.js'
+import type { ResultMeta } from './schemas.js'
 import type { ClientInfo, JsonObject } from './server-module.js'
 import { createListenResponder, type SubscriptionRegistry } from './subscriptions.js'
 import { declaresTasks, TASK_METHODS, type TaskService } from './tasks.js'
@@ -100,7 +100,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   }
 
   // The fields every complete modern result gains, serialised once.
-  const completeFields = '"resultType":"complete","_meta":' + prepareResult(ResultMeta, { [SERVER_INFO_META]: serverInfo }).json
+  const completeFields = '"resultType":"complete","_meta":' + prepareResult({ [SERVER_INFO_META]: serverInfo } satisfies ResultMeta).json
   const hintFields = (hints: CacheHints): string => ',"ttlMs":' + String(hints.ttlMs) + ',"cacheScope":"' + hints.cacheScope + '"'
   const staticHintFields = isStatic(cacheHints) ? hintFields(cacheHints) : undefined
 
