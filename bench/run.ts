@@ -173,6 +173,29 @@ function loadProblems (result: Result, scenario: Scenario): string[] {
   return problems
 }
 
+/** A server using less than this share of its core is idle. */
+const IDLE_CPU = 0.05
+const SETTLE_POLL_MS = 100
+const SETTLE_LIMIT_MS = 3_000
+
+/**
+ * Waits until no server process is still busy from the previous run (closing
+ * sockets, collecting garbage): they share one core, so leftover work would be
+ * charged to whichever server is timed next.
+ */
+async function settle (servers: Iterable<RunningServer>): Promise<void> {
+  const pids = [...servers].map((server) => server.pid)
+  const deadline = Date.now() + SETTLE_LIMIT_MS
+  let before = pids.map(readCpuSeconds)
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, SETTLE_POLL_MS))
+    const now = pids.map(readCpuSeconds)
+    const busiest = Math.max(...now.map((cpu, i) => (cpu - (before[i] as number)) / (SETTLE_POLL_MS / 1000)))
+    if (busiest < IDLE_CPU) return
+    before = now
+  }
+}
+
 async function measure (server: RunningServer, scenario: Scenario, round: number, config: Config, expectBody: string): Promise<Run> {
   resetPeakMemory(server.pid)
   const cpuBefore = readCpuSeconds(server.pid)
@@ -441,6 +464,7 @@ async function main (): Promise<number> {
       for (const { scenario, names } of plan) {
         for (const name of rotate(names, round)) {
           const server = servers.get(name) as RunningServer
+          await settle(servers.values())
           const run = await measure(server, scenario, round, config, expectedBody(name, scenario))
           if (run.problems.length > 0) invalid.push(`${scenario.name} ${name} round ${round + 1}: ${run.problems.join(', ')}`)
           runs.get(`${scenario.name} ${name}`)?.push(run)
