@@ -21,9 +21,13 @@ import { PendingRequests } from './pending-requests.js'
 import { checkRequestSource } from './security.js'
 import { SubscriptionRegistry } from './subscriptions.js'
 import { TaskService } from './tasks.js'
+import { keepTickShapesAlive } from './tick-shapes.js'
 import { isModernVersion } from './versions.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
+
+// As early as possible: a full GC before the first request could otherwise slow every request (see tick-shapes.ts).
+keepTickShapesAlive()
 
 /** What the plugin exposes on the Fastify instance as `fastify.mcp`. */
 export interface McpDecorator {
