@@ -117,10 +117,12 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   /** The response carrying the stamped result; the common case splices text instead of copying the result. */
   function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
-      if ((!cacheable || staticHintFields !== undefined) && isImmutableData(result)) {
-        const prepared = cacheable
-          ? memoizeImmutable(preparedCacheable, result, prepareCacheable)
-          : memoizeImmutable(preparedPlain, result, preparePlain)
+      if (!cacheable || staticHintFields !== undefined) {
+        // Only immutable results are ever stored, so a hit needs no further check.
+        const cache = cacheable ? preparedCacheable : preparedPlain
+        const prepared = cache.get(result) ?? (isImmutableData(result)
+          ? memoizeImmutable(cache, result, cacheable ? prepareCacheable : preparePlain)
+          : undefined)
         if (prepared !== undefined) return preparedResponse(id, prepared)
       }
       const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
@@ -195,10 +197,12 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     }
 
     const clientInfo = isClientInfo(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : null
-    const stream = new RequestStream(request, reply, {
-      progressToken: isRequestId(meta.progressToken) ? meta.progressToken : undefined,
-      logLevel: caps.logging !== undefined ? logLevel : undefined
-    })
+    const progressToken = isRequestId(meta.progressToken) ? meta.progressToken : undefined
+    const streamedLevel = caps.logging !== undefined ? logLevel : undefined
+    // With neither a progress token nor a log level nothing can be streamed: the answer is plain JSON.
+    const stream = progressToken !== undefined || streamedLevel !== undefined
+      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel })
+      : undefined
     let replay: InputReplay | undefined
     if (INPUT_METHODS.has(method)) {
       const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs })
@@ -213,9 +217,11 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       const outcome = settled.ok && settled.result.resultType === 'input_required'
         ? completeInputRequired(settled.result, replay, ctx)
         : settled
-      return outcome.ok
-        ? stream.respond(200, stampedResponse(id, outcome.result, route.cacheable, request))
-        : stream.respond(modernErrorStatus(outcome.code), errorResponse(id, outcome.code, outcome.message, outcome.data))
+      const status = outcome.ok ? 200 : modernErrorStatus(outcome.code)
+      const body = outcome.ok
+        ? stampedResponse(id, outcome.result, route.cacheable, request)
+        : errorResponse(id, outcome.code, outcome.message, outcome.data)
+      return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
     })
   }
 }
