@@ -17,18 +17,27 @@ import { jsonOf } from './frozen-json.js'
 import type { RequestId } from './jsonrpc.js'
 
 /**
- * A result serialised ahead of time: its JSON text, and the encoded bytes of
- * the response from `,"result":` to the end, so a response costs only the
- * encoding of its id.
+ * A result serialised ahead of time: its JSON text, the encoded bytes of the
+ * response from `,"result":` to the end, so a response costs only the
+ * encoding of its id, and the whole responses to the ids it answered last.
  */
 export interface PreparedResult {
   readonly json: string
   readonly tail: Buffer
+  readonly byId: Map<RequestId, Buffer>
 }
+
+/**
+ * Whole responses kept per prepared result. Clients reuse small ids (each new
+ * client starts its numbering again, a gateway probing `server/discover` sends
+ * the same one), so a repeated id costs no allocation or copy at all.
+ */
+const RESPONSES_PER_RESULT = 16
+const MAX_KEPT_ID_LENGTH = 64
 
 /** Prepares a result from its JSON text. */
 export function prepareJson (json: string): PreparedResult {
-  return Object.freeze({ json, tail: Buffer.from(',"result":' + json + '}') })
+  return Object.freeze({ json, tail: Buffer.from(',"result":' + json + '}'), byId: new Map<RequestId, Buffer>() })
 }
 
 /** Serialises a fixed value once (its shape is checked by its TypeBox static type where it is built). */
@@ -41,7 +50,13 @@ export function resultJsonResponse (id: RequestId, resultJson: string): string {
   return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + resultJson + '}'
 }
 
+/**
+ * The response bytes for `id`. The returned Buffer may be shared with other
+ * responses to the same id: it is sent, never modified.
+ */
 export function preparedResponse (id: RequestId, prepared: PreparedResult): Buffer {
+  const kept = prepared.byId.get(id)
+  if (kept !== undefined) return kept
   const head = '{"jsonrpc":"2.0","id":' + JSON.stringify(id)
   // A numeric id keeps the head ASCII: its length is its byte length, and latin1 writes it fastest.
   const ascii = typeof id === 'number'
@@ -49,6 +64,11 @@ export function preparedResponse (id: RequestId, prepared: PreparedResult): Buff
   const out = Buffer.allocUnsafe(headLength + prepared.tail.length)
   out.write(head, 0, headLength, ascii ? 'latin1' : 'utf8')
   prepared.tail.copy(out, headLength)
+  if (ascii || head.length <= MAX_KEPT_ID_LENGTH) {
+    // Bounded: a full set starts over, so ids nobody repeats cannot crowd out those that are.
+    if (prepared.byId.size >= RESPONSES_PER_RESULT) prepared.byId.clear()
+    prepared.byId.set(id, out)
+  }
   return out
 }
 

@@ -35,3 +35,8 @@ export function keepTickShapesAlive (): void {
 }
 
 function noop (): void {}
+
+/** The entry being kept, for tests. */
+export function keptTickEntry (): object | undefined {
+  return kept
+}

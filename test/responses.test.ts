@@ -1,0 +1,46 @@
+import fc from 'fast-check'
+import t from 'tap'
+import { errorResponse, prepareResult, preparedResponse } from '../lib/responses.js'
+
+const RESULT = { tools: [{ name: 'é', inputSchema: { type: 'object' } }], note: 'π ≈ 3.14' }
+
+function expected (id: string | number): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, result: RESULT })
+}
+
+t.test('a prepared response is the JSON-RPC response for its id, byte for byte', async (t) => {
+  const prepared = prepareResult(RESULT)
+  t.equal(prepared.json, JSON.stringify(RESULT))
+  // Integers, strings (escaped, non-ASCII, long) and every id seen twice, in any order.
+  fc.assert(fc.property(
+    fc.array(fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.string(), fc.string({ unit: 'binary' }), fc.string({ minLength: 60, maxLength: 200 })), { maxLength: 40 }),
+    (ids) => {
+      for (const id of [...ids, ...ids.slice().reverse()]) {
+        const bytes = preparedResponse(id, prepared)
+        if (bytes.toString('utf8') !== expected(id)) return false
+        if (!Buffer.from(expected(id), 'utf8').equals(bytes)) return false
+      }
+      return true
+    }
+  ))
+})
+
+t.test('a repeated id gets the same bytes without building them again, within a bound', async (t) => {
+  const prepared = prepareResult(RESULT)
+  const first = preparedResponse(1, prepared)
+  t.equal(preparedResponse(1, prepared), first, 'the kept response is reused')
+  t.not(preparedResponse('1', prepared), first, 'the string id "1" is another id')
+  t.equal(preparedResponse('1', prepared).toString(), expected('1'))
+  for (let id = 100; id < 200; id++) t.equal(preparedResponse(id, prepared).toString(), expected(id))
+  t.ok(prepared.byId.size <= 16, `at most 16 responses kept (got ${prepared.byId.size})`)
+  const long = 'x'.repeat(500)
+  t.equal(preparedResponse(long, prepared).toString(), expected(long))
+  t.notOk(prepared.byId.has(long), 'a long id is answered but not kept')
+})
+
+t.test('error responses carry the id, code, message and data as JSON', async (t) => {
+  t.same(JSON.parse(errorResponse(7, -32601, 'Method not found: x')), { jsonrpc: '2.0', id: 7, error: { code: -32601, message: 'Method not found: x' } })
+  t.same(JSON.parse(errorResponse(undefined, -32700, 'Parse error')), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } })
+  t.same(JSON.parse(errorResponse('a"b', -32602, 'bad', { supported: ['2026-07-28'] })),
+    { jsonrpc: '2.0', id: 'a"b', error: { code: -32602, message: 'bad', data: { supported: ['2026-07-28'] } } })
+})
