@@ -27,20 +27,8 @@ function hostName (host: string): string {
 }
 
 function isLoopbackName (name: string): boolean {
-  return LOOPBACK_NAMES.has(name) || name.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(name)
-}
-
-/** `Host` values already judged; a client sends the same one on every request. Bounded against junk. */
-const loopbackHosts = new Map<string, boolean>()
-const LOOPBACK_HOSTS_LIMIT = 256
-
-function isLoopbackHost (host: string): boolean {
-  let loopback = loopbackHosts.get(host)
-  if (loopback === undefined) {
-    loopback = isLoopbackName(hostName(host))
-    if (loopbackHosts.size < LOOPBACK_HOSTS_LIMIT) loopbackHosts.set(host, loopback)
-  }
-  return loopback
+  // The two names nearly every local request carries are compared first: no hashing, no regex.
+  return name === '127.0.0.1' || name === 'localhost' || LOOPBACK_NAMES.has(name) || name.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(name)
 }
 
 export type SecurityVerdict = 'ok' | 'origin' | 'host'
@@ -61,7 +49,7 @@ export function checkRequestSource (request: FastifyRequest, policy: SecurityPol
       if (host === undefined) return 'host'
       const h = host.toLowerCase()
       if (!allowedHosts.has(h) && !allowedHosts.has(hostName(h))) return 'host'
-    } else if (onLoopback && host !== undefined && !isLoopbackHost(host)) {
+    } else if (onLoopback && host !== undefined && !isLoopbackName(hostName(host))) {
       return 'host'
     }
   }
