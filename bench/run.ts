@@ -3,7 +3,7 @@
  * bytes and against the official MCP stack, on the requests clients and
  * gateways send most (issue 5). Never part of `npm test`.
  *
- *   npm run bench                    # 5 rounds x 5 s per server and scenario (~5 min)
+ *   npm run bench                    # 7 rounds x 4 s per server and scenario (~7 min)
  *   npm run bench -- --quick         # smoke run: 2 rounds x 2 s
  *   npm run bench -- --help          # every flag
  *
@@ -28,8 +28,8 @@ const SATURATED = 0.85
 const HELP = `Usage: npm run bench -- [options]
 
   --quick              smoke run (2 rounds x 2 s, 1 s warm-up)
-  --rounds N           A/B rounds per scenario            (env BENCH_ROUNDS, default 5)
-  --duration S         seconds per timed run              (env BENCH_DURATION, default 5)
+  --rounds N           A/B rounds per scenario            (env BENCH_ROUNDS, default 7)
+  --duration S         seconds per timed run              (env BENCH_DURATION, default 4)
   --warmup S           seconds of warm-up per server      (env BENCH_WARMUP, default 2)
   --connections N      autocannon connections             (default 10; pipelining is 1)
   --servers a,b        subset of plugin,bare,official     (default all; the bare
@@ -93,8 +93,8 @@ function readConfig (): Config | null {
   const env = process.env
   const scenarioNames = list<ScenarioName>('scenarios', values.scenarios, SCENARIOS.map((s) => s.name))
   return {
-    rounds: Math.round(positive('rounds', values.rounds ?? env.BENCH_ROUNDS, quick ? 2 : 5)),
-    duration: positive('duration', values.duration ?? env.BENCH_DURATION, quick ? 2 : 5),
+    rounds: Math.round(positive('rounds', values.rounds ?? env.BENCH_ROUNDS, quick ? 2 : 7)),
+    duration: positive('duration', values.duration ?? env.BENCH_DURATION, quick ? 2 : 4),
     warmup: positive('warmup', values.warmup ?? env.BENCH_WARMUP, quick ? 1 : 2),
     connections: Math.round(positive('connections', values.connections, 10)),
     pipelining: 1,
