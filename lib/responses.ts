@@ -1,17 +1,12 @@
 /**
  * Writes JSON-RPC response bodies. Every fixed part (initialize and discover
  * results, the modern `_meta.serverInfo`, static cache hints) is serialised
- * once at registration; per
- * request only the id and the handler's result (or error object) are
- * serialised, with JSON.stringify: results are open objects, and nothing
- * schema-compiled beats it on them.
- *
- * Registration itself stays light on purpose: a garbage collection while
- * Fastify boots its plugins can leave Node's own `process.nextTick` on a slow
- * path for the life of the process (measured: every request on every route
- * ~15% slower), so the plugin loads and registers without compiling serialisers
- * (fast-json-stringify and the Ajv it loads added ~4 MB of heap at import
- * and ~3 MB at registration). A value serialised once gains nothing from one.
+ * once at registration; per request only the id and the handler's result (or
+ * error object) are serialised, with JSON.stringify: results are open
+ * objects, and nothing schema-compiled beats it on them. Nothing is compiled
+ * at import or registration either (fast-json-stringify and the Ajv it loads
+ * cost ~4 MB of heap at import and ~3 MB at registration, for values
+ * serialised once), which also keeps the startup heap small.
  */
 import { jsonOf } from './frozen-json.js'
 import type { RequestId } from './jsonrpc.js'
@@ -30,10 +25,12 @@ export interface PreparedResult {
 /**
  * Whole responses kept per prepared result. Clients reuse small ids (each new
  * client starts its numbering again, a gateway probing `server/discover` sends
- * the same one), so a repeated id costs no allocation or copy at all.
+ * the same one), so a repeated id costs no allocation or copy at all. Bounded
+ * in count and bytes, so a large result keeps few copies or none.
  */
 const RESPONSES_PER_RESULT = 16
-const MAX_KEPT_ID_LENGTH = 64
+const KEPT_BYTES_PER_RESULT = 256 * 1024
+const MAX_KEPT_ID_LENGTH = 40
 
 /** Prepares a result from its JSON text. */
 export function prepareJson (json: string): PreparedResult {
@@ -57,16 +54,18 @@ export function resultJsonResponse (id: RequestId, resultJson: string): string {
 export function preparedResponse (id: RequestId, prepared: PreparedResult): Buffer {
   const kept = prepared.byId.get(id)
   if (kept !== undefined) return kept
-  const head = '{"jsonrpc":"2.0","id":' + JSON.stringify(id)
+  const idJson = JSON.stringify(id)
+  const head = '{"jsonrpc":"2.0","id":' + idJson
   // A numeric id keeps the head ASCII: its length is its byte length, and latin1 writes it fastest.
   const ascii = typeof id === 'number'
   const headLength = ascii ? head.length : Buffer.byteLength(head)
   const out = Buffer.allocUnsafe(headLength + prepared.tail.length)
   out.write(head, 0, headLength, ascii ? 'latin1' : 'utf8')
   prepared.tail.copy(out, headLength)
-  if (ascii || head.length <= MAX_KEPT_ID_LENGTH) {
-    // Bounded: a full set starts over, so ids nobody repeats cannot crowd out those that are.
-    if (prepared.byId.size >= RESPONSES_PER_RESULT) prepared.byId.clear()
+  const room = Math.min(RESPONSES_PER_RESULT, Math.floor(KEPT_BYTES_PER_RESULT / out.length))
+  if (room > 0 && idJson.length <= MAX_KEPT_ID_LENGTH) {
+    // A full set starts over, so ids nobody repeats cannot crowd out those that are.
+    if (prepared.byId.size >= room) prepared.byId.clear()
     prepared.byId.set(id, out)
   }
   return out

@@ -38,6 +38,15 @@ t.test('a repeated id gets the same bytes without building them again, within a 
   t.notOk(prepared.byId.has(long), 'a long id is answered but not kept')
 })
 
+t.test('a large result keeps few whole responses, a very large one none', async (t) => {
+  const large = prepareResult({ text: 'a'.repeat(100 * 1024) })
+  for (let id = 0; id < 10; id++) t.equal(preparedResponse(id, large).length, Buffer.byteLength(JSON.stringify({ jsonrpc: '2.0', id, result: { text: 'a'.repeat(100 * 1024) } })))
+  t.ok(large.byId.size <= 2, `at most 256 KiB kept (got ${large.byId.size} responses of ~100 KiB)`)
+  const huge = prepareResult({ text: 'a'.repeat(300 * 1024) })
+  preparedResponse(1, huge)
+  t.equal(huge.byId.size, 0, 'a response over the budget is not kept')
+})
+
 t.test('error responses carry the id, code, message and data as JSON', async (t) => {
   t.same(JSON.parse(errorResponse(7, -32601, 'Method not found: x')), { jsonrpc: '2.0', id: 7, error: { code: -32601, message: 'Method not found: x' } })
   t.same(JSON.parse(errorResponse(undefined, -32700, 'Parse error')), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } })
