@@ -8,35 +8,29 @@
  * classes; the next entry gets new ones, the feedback turns megamorphic for
  * good, and every `nextTick` after that takes the runtime's slow path. HTTP
  * handling calls `nextTick` several times per request: ~15% more CPU per
- * request on every route (measured with `bench/`; reproduced without Fastify
- * by calling `nextTick`, letting the queue drain, then forcing a full GC).
+ * request on every route (measured with `bench/`; `npm run bench:next-tick`
+ * shows it without Fastify).
  *
  * Keeping one real queue entry alive keeps its hidden classes alive. The
- * entry is captured once per process, through an `init` hook enabled only for
- * the one `nextTick` call, and holds nothing but an empty function.
+ * entry is the resource of a `nextTick` callback: queued, then kept, so it is
+ * never unreferenced. It holds nothing but that callback.
  */
-import { createHook } from 'node:async_hooks'
+import { executionAsyncResource } from 'node:async_hooks'
 
 let kept: object | undefined
+let requested = false
 
 export function keepTickShapesAlive (): void {
-  if (kept !== undefined) return
-  const hook = createHook({
-    init (_asyncId, type, _triggerAsyncId, resource) {
-      if (type === 'TickObject' && kept === undefined) kept = resource
-    }
-  })
-  hook.enable()
-  try {
-    process.nextTick(noop)
-  } finally {
-    hook.disable()
-  }
+  if (requested) return
+  requested = true
+  process.nextTick(keep)
 }
 
-function noop (): void {}
+function keep (): void {
+  kept = executionAsyncResource()
+}
 
-/** The entry being kept, for tests. */
+/** The entry being kept (once the first tick has run), for tests. */
 export function keptTickEntry (): object | undefined {
   return kept
 }
