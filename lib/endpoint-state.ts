@@ -7,7 +7,7 @@ import type { FastifyReply } from 'fastify'
 import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from './capabilities.js'
 import type { CapabilityName } from './methods.js'
 import type { ResolvedOptions } from './options.js'
-import { errorResponse } from './responses.js'
+import { errorResponseBody } from './responses.js'
 import type { RequestId } from './jsonrpc.js'
 
 export interface EndpointState {
@@ -52,7 +52,7 @@ export function sendError (
   message: string,
   data?: unknown
 ): FastifyReply {
-  return sendJson(reply, status, errorResponse(id, code, message, data))
+  return sendJson(reply, status, errorResponseBody(id, code, message, data))
 }
 
 /** 202 Accepted with no body: how notifications (and stray responses) are acknowledged. */

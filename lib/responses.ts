@@ -32,9 +32,13 @@ const RESPONSES_PER_RESULT = 16
 const KEPT_BYTES_PER_RESULT = 256 * 1024
 const MAX_KEPT_ID_LENGTH = 40
 
+function prepareMember (member: 'result' | 'error', json: string): PreparedResult {
+  return Object.freeze({ json, tail: Buffer.from(',"' + member + '":' + json + '}'), byId: new Map<RequestId, Buffer>() })
+}
+
 /** Prepares a result from its JSON text. */
 export function prepareJson (json: string): PreparedResult {
-  return Object.freeze({ json, tail: Buffer.from(',"result":' + json + '}'), byId: new Map<RequestId, Buffer>() })
+  return prepareMember('result', json)
 }
 
 /** Serialises a fixed value once (its shape is checked by its TypeBox static type where it is built). */
@@ -73,6 +77,37 @@ export function preparedResponse (id: RequestId, prepared: PreparedResult): Buff
 
 export function resultResponse (id: RequestId, result: object): string {
   return resultJsonResponse(id, jsonOf(result))
+}
+
+/**
+ * The endpoint's own rejections without data, prepared per code and message:
+ * a client that makes a mistake (a header that disagrees with the body, say)
+ * tends to make it again, so a repeated rejection costs no more than a
+ * discover. Bounded. (Handler errors, whose messages vary, are not kept.)
+ */
+const preparedErrors = new Map<number, Map<string, PreparedResult>>()
+const ERRORS_PER_CODE = 32
+
+function preparedError (code: number, message: string): PreparedResult {
+  let byMessage = preparedErrors.get(code)
+  if (byMessage === undefined) {
+    byMessage = new Map()
+    preparedErrors.set(code, byMessage)
+  }
+  let prepared = byMessage.get(message)
+  if (prepared === undefined) {
+    if (byMessage.size >= ERRORS_PER_CODE) byMessage.clear()
+    prepared = prepareMember('error', JSON.stringify({ code, message }))
+    byMessage.set(message, prepared)
+  }
+  return prepared
+}
+
+/** A rejection's response as bytes to send: prepared when it carries an id and no data. */
+export function errorResponseBody (id: RequestId | undefined, code: number, message: string, data?: unknown): string | Buffer {
+  return id !== undefined && data === undefined
+    ? preparedResponse(id, preparedError(code, message))
+    : errorResponse(id, code, message, data)
 }
 
 export function errorResponse (id: RequestId | undefined, code: number, message: string, data?: unknown): string {

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { errorResponse, prepareResult, preparedResponse } from '../lib/responses.js'
+import { errorResponse, errorResponseBody, prepareResult, preparedResponse } from '../lib/responses.js'
 
 const RESULT = { tools: [{ name: 'é', inputSchema: { type: 'object' } }], note: 'π ≈ 3.14' }
 
@@ -52,4 +52,20 @@ t.test('error responses carry the id, code, message and data as JSON', async (t)
   t.same(JSON.parse(errorResponse(undefined, -32700, 'Parse error')), { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error' } })
   t.same(JSON.parse(errorResponse('a"b', -32602, 'bad', { supported: ['2026-07-28'] })),
     { jsonrpc: '2.0', id: 'a"b', error: { code: -32602, message: 'bad', data: { supported: ['2026-07-28'] } } })
+})
+
+t.test('a rejection body is the error response, byte for byte, repeated or not', async (t) => {
+  fc.assert(fc.property(
+    fc.array(fc.tuple(fc.oneof(fc.integer(), fc.string()), fc.integer({ min: -32800, max: -32000 }), fc.string()), { maxLength: 80 }),
+    (cases) => {
+      for (const [id, code, message] of [...cases, ...cases]) {
+        const body = errorResponseBody(id, code, message)
+        if (body.toString() !== errorResponse(id, code, message)) return false
+      }
+      return true
+    }
+  ))
+  t.equal(errorResponseBody(3, -32020, 'Header mismatch'), errorResponseBody(3, -32020, 'Header mismatch'), 'a repeated rejection reuses its bytes')
+  t.equal(errorResponseBody(undefined, -32700, 'Parse error'), errorResponse(undefined, -32700, 'Parse error'), 'no id: built as text')
+  t.equal(errorResponseBody(4, -32602, 'bad', { x: 1 }), errorResponse(4, -32602, 'bad', { x: 1 }), 'with data: built as text')
 })
