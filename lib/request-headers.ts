@@ -28,6 +28,58 @@ function single (headers: IncomingHttpHeaders, name: string): string | undefined
 }
 
 /**
+ * Mismatch messages by header and body value, one cache per kind. A client
+ * that sends a mismatch tends to send the same one again; it then gets the
+ * very same string, which is cheap to build and cheap to look up where the
+ * rejection's bytes are kept (responses.ts). Bounded.
+ */
+const MESSAGES_PER_KIND = 128
+
+class MessageCache {
+  readonly #describe: (header: string, body: string) => string
+  readonly #byHeader = new Map<string, Map<string, string>>()
+  #size = 0
+
+  constructor (describe: (header: string, body: string) => string) {
+    this.#describe = describe
+  }
+
+  get (header: string, body: string): string {
+    const known = this.#byHeader.get(header)?.get(body)
+    if (known !== undefined) return known
+    if (this.#size >= MESSAGES_PER_KIND) {
+      this.#byHeader.clear()
+      this.#size = 0
+    }
+    const message = this.#describe(header, body)
+    let byBody = this.#byHeader.get(header)
+    if (byBody === undefined) {
+      byBody = new Map()
+      this.#byHeader.set(header, byBody)
+    }
+    byBody.set(body, message)
+    this.#size++
+    return message
+  }
+}
+
+function versionMismatch (header: string, version: string): string {
+  return `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(header)} does not match _meta protocol version ${JSON.stringify(version)}`
+}
+
+function methodMismatch (header: string, method: string): string {
+  return `Header mismatch: Mcp-Method header ${JSON.stringify(header)} does not match body method ${JSON.stringify(method)}`
+}
+
+function nameMismatch (decoded: string, name: string): string {
+  return `Header mismatch: Mcp-Name header ${JSON.stringify(decoded)} does not match body value ${JSON.stringify(name)}`
+}
+
+const versionMessages = new MessageCache(versionMismatch)
+const methodMessages = new MessageCache(methodMismatch)
+const nameMessages = new MessageCache(nameMismatch)
+
+/**
  * Returns a description of the first mismatch, or undefined when the headers
  * agree with the body. `name` is the body value `Mcp-Name` must repeat, if any.
  */
@@ -39,21 +91,15 @@ export function findHeaderMismatch (
 ): string | undefined {
   const versionHeader = single(headers, 'mcp-protocol-version')
   if (versionHeader === undefined) return 'Header mismatch: MCP-Protocol-Version header is required'
-  if (versionHeader !== version) {
-    return `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(versionHeader)} does not match _meta protocol version ${JSON.stringify(version)}`
-  }
+  if (versionHeader !== version) return versionMessages.get(versionHeader, version)
   const methodHeader = single(headers, 'mcp-method')
   if (methodHeader === undefined) return 'Header mismatch: Mcp-Method header is required'
-  if (methodHeader !== method) {
-    return `Header mismatch: Mcp-Method header ${JSON.stringify(methodHeader)} does not match body method ${JSON.stringify(method)}`
-  }
+  if (methodHeader !== method) return methodMessages.get(methodHeader, method)
   if (name === undefined) return undefined
   const nameHeader = single(headers, 'mcp-name')
   if (nameHeader === undefined) return `Header mismatch: Mcp-Name header is required for ${method}`
   const decoded = decodeHeaderValue(nameHeader)
   if (decoded === undefined) return 'Header mismatch: Mcp-Name header has a malformed base64 value'
-  if (decoded !== name) {
-    return `Header mismatch: Mcp-Name header ${JSON.stringify(decoded)} does not match body value ${JSON.stringify(name)}`
-  }
+  if (decoded !== name) return nameMessages.get(decoded, name)
   return undefined
 }
