@@ -4,6 +4,7 @@
  * a server must reject any disagreement (HeaderMismatch, -32020).
  */
 import type { IncomingHttpHeaders } from 'node:http'
+import { PairMemo } from './pair-memo.js'
 
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
 
@@ -35,34 +36,6 @@ function single (headers: IncomingHttpHeaders, name: string): string | undefined
  */
 const MESSAGES_PER_KIND = 128
 
-class MessageCache {
-  readonly #describe: (header: string, body: string) => string
-  readonly #byHeader = new Map<string, Map<string, string>>()
-  #size = 0
-
-  constructor (describe: (header: string, body: string) => string) {
-    this.#describe = describe
-  }
-
-  get (header: string, body: string): string {
-    const known = this.#byHeader.get(header)?.get(body)
-    if (known !== undefined) return known
-    if (this.#size >= MESSAGES_PER_KIND) {
-      this.#byHeader.clear()
-      this.#size = 0
-    }
-    const message = this.#describe(header, body)
-    let byBody = this.#byHeader.get(header)
-    if (byBody === undefined) {
-      byBody = new Map()
-      this.#byHeader.set(header, byBody)
-    }
-    byBody.set(body, message)
-    this.#size++
-    return message
-  }
-}
-
 function versionMismatch (header: string, version: string): string {
   return `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(header)} does not match _meta protocol version ${JSON.stringify(version)}`
 }
@@ -75,9 +48,9 @@ function nameMismatch (decoded: string, name: string): string {
   return `Header mismatch: Mcp-Name header ${JSON.stringify(decoded)} does not match body value ${JSON.stringify(name)}`
 }
 
-const versionMessages = new MessageCache(versionMismatch)
-const methodMessages = new MessageCache(methodMismatch)
-const nameMessages = new MessageCache(nameMismatch)
+const versionMessages = new PairMemo(MESSAGES_PER_KIND, versionMismatch)
+const methodMessages = new PairMemo(MESSAGES_PER_KIND, methodMismatch)
+const nameMessages = new PairMemo(MESSAGES_PER_KIND, nameMismatch)
 
 /**
  * Returns a description of the first mismatch, or undefined when the headers

@@ -10,6 +10,7 @@
  */
 import { jsonOf } from './frozen-json.js'
 import type { RequestId } from './jsonrpc.js'
+import { PairMemo } from './pair-memo.js'
 
 /**
  * A result serialised ahead of time: its JSON text, the encoded bytes of the
@@ -85,28 +86,13 @@ export function resultResponse (id: RequestId, result: object): string {
  * tends to make it again, so a repeated rejection costs no more than a
  * discover. Bounded. (Handler errors, whose messages vary, are not kept.)
  */
-const preparedErrors = new Map<number, Map<string, PreparedResult>>()
-const ERRORS_PER_CODE = 32
-
-function preparedError (code: number, message: string): PreparedResult {
-  let byMessage = preparedErrors.get(code)
-  if (byMessage === undefined) {
-    byMessage = new Map()
-    preparedErrors.set(code, byMessage)
-  }
-  let prepared = byMessage.get(message)
-  if (prepared === undefined) {
-    if (byMessage.size >= ERRORS_PER_CODE) byMessage.clear()
-    prepared = prepareMember('error', JSON.stringify({ code, message }))
-    byMessage.set(message, prepared)
-  }
-  return prepared
-}
+const preparedErrors = new PairMemo(32, (code: number, message: string): PreparedResult =>
+  prepareMember('error', JSON.stringify({ code, message })))
 
 /** A rejection's response as bytes to send: prepared when it carries an id and no data. */
 export function errorResponseBody (id: RequestId | undefined, code: number, message: string, data?: unknown): string | Buffer {
   return id !== undefined && data === undefined
-    ? preparedResponse(id, preparedError(code, message))
+    ? preparedResponse(id, preparedErrors.get(code, message))
     : errorResponse(id, code, message, data)
 }
 
