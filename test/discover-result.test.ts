@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { parseDiscoverResult, SERVER_INFO_META_KEY } from '../lib/discover-result.js'
 import type { DiscoverResultParse, ParsedDiscoverResult } from '../lib/discover-result.js'
-import { SPEC_DIR } from './helpers/shared.js'
+import { SPEC_DIR } from './helpers/paths.js'
 import { specValidator } from './helpers/spec-schemas.js'
 
 const validImplementation = specValidator('2026-07-28', 'Implementation')

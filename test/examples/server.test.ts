@@ -8,7 +8,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { spawn } from 'node:child_process'
 import { join } from 'node:path'
 import t from 'tap'
-import { REPO_ROOT } from '../helpers/shared.js'
+import { REPO_ROOT } from '../helpers/paths.js'
 
 const START_TIMEOUT_MS = 60_000
 
