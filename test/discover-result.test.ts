@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { parseDiscoverResult } from '../lib/protocol/discover-result.js'
 import { SERVER_INFO_META } from '../lib/protocol/meta.js'
 import type { DiscoverResultParse, ParsedDiscoverResult } from '../lib/protocol/discover-result.js'
-import { SPEC_DIR } from './helpers/shared.js'
+import { SPEC_DIR } from './helpers/paths.js'
 import { specValidator } from './helpers/spec-schemas.js'
 
 const validImplementation = specValidator('2026-07-28', 'Implementation')

@@ -7,7 +7,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
-import { REPO_ROOT } from '../helpers/shared.js'
+import { REPO_ROOT } from '../helpers/paths.js'
 import { concernGraph, cycles, importGraph, sourceFiles } from '../helpers/import-graph.js'
 
 const MAX_ROOT_FILES = 8

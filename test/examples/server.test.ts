@@ -7,7 +7,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import t from 'tap'
 import { startExample } from '../helpers/server-process.js'
-import { REPO_ROOT } from '../helpers/shared.js'
+import { REPO_ROOT } from '../helpers/paths.js'
 
 async function startNotesExample (era: string): Promise<{ url: URL, close: () => Promise<void> }> {
   const started = await startExample(REPO_ROOT, 'server.ts', { MCP_ERA: era, LOG_LEVEL: 'info' }, (output) => {
