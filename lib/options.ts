@@ -21,6 +21,16 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
 export const DEFAULT_MAX_TASKS = 1000
+/** What a task may keep of its request (arguments, client capabilities and info), in bytes. */
+export const DEFAULT_MAX_TASK_ARGUMENT_BYTES = 64 * 1024
+/** A handler still running after this long is aborted and answered -32603 (issue 11); 0 disables. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000
+/** Open `subscriptions/listen` streams, in all and per caller (`callerOf`). */
+export const DEFAULT_MAX_LISTEN_STREAMS = 1000
+export const DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER = 100
+/** Output queued for a slow SSE client before it is dropped, in bytes. */
+export const DEFAULT_MAX_STREAM_BUFFER_BYTES = 256 * 1024
+const MIN_STREAM_BUFFER_BYTES = 4096
 /** HMAC-SHA256 keys shorter than its output weaken it. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
 /** The longest delay `setInterval` accepts. */
@@ -45,8 +55,22 @@ export interface TaskOptions {
   pollIntervalMs?: number
   /** Most tasks kept at once (finished ones are evicted first); default 1000. */
   maxTasks?: number
+  /**
+   * Bytes of its request a task may keep (its `arguments`, the client's
+   * capabilities and info); default 65536. A call over it runs inline, or is
+   * refused with -32602 when the task is `required`.
+   */
+  maxArgumentBytes?: number
   /** The authorization context a task is bound to; default the caller (lib/auth/caller.ts): the authenticated principal, else a digest of the `Authorization` header. */
   owner?: (request: FastifyRequest) => string
+}
+
+/** Bounds on `subscriptions/listen` streams; over them a listen request is refused (429 per caller, 503 in all). */
+export interface ListenOptions {
+  /** Open listen streams in all; default 1000. */
+  maxStreams?: number
+  /** Open listen streams per caller (`callerOf`: principal, credential digest, or `anonymous`); default 100. */
+  maxStreamsPerCaller?: number
 }
 
 export interface CacheHintOptions {
@@ -96,6 +120,12 @@ export interface McpCapabilitiesOptions {
   requestStateTtlMs?: number
   /** Legacy era: how long `ctx.elicit()` and friends wait for the client's answer in ms; default 60000. */
   clientRequestTimeoutMs?: number
+  /** A handler still pending after this many ms gets its `ctx.signal` aborted and its request answered -32603; default 300000, `0` never. */
+  handlerTimeoutMs?: number
+  /** Bounds on open `subscriptions/listen` streams. */
+  listenOptions?: ListenOptions
+  /** Bytes queued for a slow SSE client (listen and request streams) before it is dropped; default 262144. */
+  maxStreamBufferBytes?: number
   /**
    * Modern tools/call: when to check `Mcp-Param-*` headers against the
    * arguments (the tools' `x-mcp-header` annotations, from `listTools`);
@@ -122,11 +152,16 @@ export interface ResolvedOptions {
   tasks: boolean
   taskLimits: TaskLimits
   taskOwner: ((request: FastifyRequest) => string) | undefined
+  taskMaxArgumentBytes: number
   bodyLimit: number
   keepAliveMs: number
   requestStateKeys: readonly Buffer[]
   requestStateTtlMs: number
   clientRequestTimeoutMs: number
+  handlerTimeoutMs: number
+  maxListenStreams: number
+  maxListenStreamsPerCaller: number
+  maxStreamBufferBytes: number
   validateParamHeaders: ParamHeaderMode
 }
 
@@ -134,7 +169,7 @@ export interface ResolvedOptions {
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -229,9 +264,26 @@ function checkMs (name: string, value: unknown, fallback: number, max: number): 
   return value
 }
 
-function checkTaskOptions (value: unknown): { limits: TaskLimits, owner: ((request: FastifyRequest) => string) | undefined } {
-  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, owner? }')
-  const { ttlMs, pollIntervalMs, maxTasks, owner } = value ?? {}
+function positiveInteger (name: string, value: unknown, fallback: number, min = 1): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new FST_MCP_INVALID_OPTION(name, min === 1 ? 'expected a positive integer' : `expected an integer of at least ${min}`)
+  }
+  return value
+}
+
+function checkListenOptions (value: unknown): { maxStreams: number, maxStreamsPerCaller: number } {
+  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('listenOptions', 'expected an object { maxStreams?, maxStreamsPerCaller? }')
+  const { maxStreams, maxStreamsPerCaller } = value ?? {}
+  return {
+    maxStreams: positiveInteger('listenOptions.maxStreams', maxStreams, DEFAULT_MAX_LISTEN_STREAMS),
+    maxStreamsPerCaller: positiveInteger('listenOptions.maxStreamsPerCaller', maxStreamsPerCaller, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER)
+  }
+}
+
+function checkTaskOptions (value: unknown): { limits: TaskLimits, owner: ((request: FastifyRequest) => string) | undefined, maxArgumentBytes: number } {
+  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxArgumentBytes?, owner? }')
+  const { ttlMs, pollIntervalMs, maxTasks, owner, maxArgumentBytes } = value ?? {}
   if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
   if (maxTasks !== undefined && (typeof maxTasks !== 'number' || !Number.isSafeInteger(maxTasks) || maxTasks <= 0)) {
     throw new FST_MCP_INVALID_OPTION('taskOptions.maxTasks', 'expected a positive integer')
@@ -242,7 +294,8 @@ function checkTaskOptions (value: unknown): { limits: TaskLimits, owner: ((reque
       pollIntervalMs: checkMs('taskOptions.pollIntervalMs', pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS, MAX_TIMER_MS),
       maxTasks: maxTasks ?? DEFAULT_MAX_TASKS
     }),
-    owner: owner as ((request: FastifyRequest) => string) | undefined
+    owner: owner as ((request: FastifyRequest) => string) | undefined,
+    maxArgumentBytes: positiveInteger('taskOptions.maxArgumentBytes', maxArgumentBytes, DEFAULT_MAX_TASK_ARGUMENT_BYTES)
   }
 }
 
@@ -265,6 +318,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   const tasks = options.tasks === undefined ? false : options.tasks
   if (typeof tasks !== 'boolean') throw new FST_MCP_INVALID_OPTION('tasks', 'expected a boolean')
   const taskOptions = checkTaskOptions(options.taskOptions)
+  const listen = checkListenOptions(options.listenOptions)
   const bodyLimit = options.bodyLimit === undefined ? DEFAULT_BODY_LIMIT : options.bodyLimit
   if (typeof bodyLimit !== 'number' || !Number.isSafeInteger(bodyLimit) || bodyLimit <= 0) {
     throw new FST_MCP_INVALID_OPTION('bodyLimit', 'expected a positive integer (bytes)')
@@ -290,11 +344,16 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     tasks,
     taskLimits: taskOptions.limits,
     taskOwner: taskOptions.owner,
+    taskMaxArgumentBytes: taskOptions.maxArgumentBytes,
     bodyLimit,
     keepAliveMs,
     requestStateKeys: checkSecrets(options.requestStateSecret),
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
+    handlerTimeoutMs: options.handlerTimeoutMs === 0 ? 0 : checkMs('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, MAX_TIMER_MS),
+    maxListenStreams: listen.maxStreams,
+    maxListenStreamsPerCaller: listen.maxStreamsPerCaller,
+    maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, DEFAULT_MAX_STREAM_BUFFER_BYTES, MIN_STREAM_BUFFER_BYTES),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode
   }
 }

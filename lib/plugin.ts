@@ -73,7 +73,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const handleLegacy = createLegacyHandler(state, pending)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
   // The tasks extension's store: per endpoint, in memory, emptied when the app closes.
-  const tasks = options.tasks ? new TaskService(options.taskLimits, options.taskOwner) : undefined
+  const tasks = options.tasks ? new TaskService(options.taskLimits, options.taskOwner, options.taskMaxArgumentBytes) : undefined
   const handleModern = createModernHandler(state, subscriptions, tasks)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 

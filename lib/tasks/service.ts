@@ -25,6 +25,7 @@ import type { ClientRequestMethod, ClientRequestOptions } from '../protocol/clie
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
+import { missingCapabilities } from '../handler/request-context.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
@@ -52,6 +53,36 @@ const KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = {
   'roots/list': 'roots'
 }
 
+/**
+ * Bytes of its request a task may keep: its `arguments` (which the work's
+ * closure usually holds) and the client capabilities and info it reads. A
+ * task lives up to `ttlMs` after its request is gone, so a large body must
+ * not ride along (issue 11: object-heavy bodies cost ~20x their size in heap).
+ */
+export const DEFAULT_MAX_TASK_INPUT_BYTES = 64 * 1024
+
+/** JSON size of `value` when it is at most `limit` bytes (UTF-16 units, an upper bound's proxy); undefined when larger or not JSON. */
+function sizeWithin (value: unknown, limit: number): number | undefined {
+  if (value === undefined) return 0
+  try {
+    const json = JSON.stringify(value)
+    return json === undefined ? 0 : json.length <= limit ? json.length : undefined
+  } catch {
+    return undefined // deeper than the stack allows, or not JSON at all
+  }
+}
+
+/** Whether what a task would keep of this request fits the bound; cheap when the whole body is small. */
+function inputFits (ctx: HandlerContext, limit: number): boolean {
+  const length = Number(ctx.request.headers['content-length'])
+  if (Number.isSafeInteger(length) && length <= limit) return true
+  const body = ctx.request.body as { params?: { arguments?: unknown } } | undefined
+  const args = sizeWithin(body?.params?.arguments, limit)
+  if (args === undefined) return false
+  const caps = sizeWithin(ctx.clientCapabilities, limit - args)
+  return caps !== undefined && sizeWithin(ctx.clientInfo, limit - args - caps) !== undefined
+}
+
 /** True when the request's client capabilities declare the tasks extension. */
 export function declaresTasks (clientCapabilities: JsonObject): boolean {
   const extensions = clientCapabilities.extensions
@@ -67,11 +98,13 @@ function missingTasksError (): McpError {
 /** The endpoint side of the extension: the store, who owns what, and the `tasks/*` methods. */
 export class TaskService {
   readonly store: TaskStore
+  readonly maxInputBytes: number
   readonly #owner: TaskOwner
 
-  constructor (limits: TaskLimits, owner: TaskOwner = callerOf) {
+  constructor (limits: TaskLimits, owner: TaskOwner = callerOf, maxInputBytes = DEFAULT_MAX_TASK_INPUT_BYTES) {
     this.store = new TaskStore(limits)
     this.#owner = owner
+    this.maxInputBytes = maxInputBytes
   }
 
   /** Lets `runAsTask` called while serving this request create a task here. */
@@ -152,7 +185,9 @@ export function detailedTask (record: TaskRecord, limits: TaskLimits): JsonObjec
  * request declared it.
  */
 export function canRunAsTask (ctx: HandlerContext): boolean {
-  return services.has(ctx.request) && declaresTasks(ctx.clientCapabilities)
+  if (ctx instanceof TaskContext) return false
+  const service = services.get(ctx.request)
+  return service !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, service.maxInputBytes)
 }
 
 /**
@@ -167,8 +202,18 @@ export async function runAsTask (
   work: (ctx: HandlerContext) => unknown,
   options: RunAsTaskOptions = {}
 ): Promise<JsonObject> {
-  const service = services.get(ctx.request)
+  // Inside a task already: the work runs in it.
+  const service = ctx instanceof TaskContext ? undefined : services.get(ctx.request)
   if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
+    if (!inputFits(ctx, service.maxInputBytes)) {
+      // A task would keep too much of its request alive: run inline (the client waits; questions use
+      // multi round-trip requests, which keep nothing here), or refuse when a task is required.
+      if (options.required === true) {
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes)`)
+      }
+      const value = await work(ctx)
+      return value === undefined || value === null ? {} : value as JsonObject
+    }
     const record = service.store.create(service.ownerOf(ctx.request))
     if (record !== undefined) {
       const created: JsonObject = { resultType: 'task', ...taskFields(record, service.store.limits) }
@@ -187,12 +232,14 @@ export async function runAsTask (
 }
 
 function start (store: TaskStore, record: TaskRecord, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown): void {
+  // Only strings and the task's context are captured below: the request and its body stay free to go.
   const taskCtx = new TaskContext(ctx, record, store)
   const logger = taskCtx.logger
+  const method = ctx.method
   Promise.resolve().then(() => work(taskCtx)).then((value) => {
     const result = value === undefined || value === null ? {} : value
     if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
-      logger.error({ method: ctx.method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
+      logger.error({ method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
       store.fail(record, { code: ErrorCode.InternalError, message: 'Internal error' }, 'Internal error')
       return
     }
@@ -206,14 +253,18 @@ function start (store: TaskStore, record: TaskRecord, ctx: HandlerContext, work:
       return
     }
     if (record.controller.signal.aborted) return
-    logger.error({ err, method: ctx.method }, 'MCP task failed')
+    logger.error({ err, method }, 'MCP task failed')
     store.fail(record, { code: ErrorCode.InternalError, message: 'Internal error' }, 'Internal error')
   })
 }
 
-/** The `ctx` of work running as a task: the creating request's view, with the task's signal and questions. */
+/**
+ * The `ctx` of work running as a task: the creating request's view, with the
+ * task's signal and questions. It keeps copies of the few fields it needs,
+ * never the request (whose parsed body may be large): `ctx.request` throws
+ * inside a task. Read what the work needs from the request before `runAsTask`.
+ */
 class TaskContext extends ClientAsking implements HandlerContext {
-  readonly request: FastifyRequest
   readonly era: Era
   readonly protocolVersion: string
   readonly method: string
@@ -221,23 +272,24 @@ class TaskContext extends ClientAsking implements HandlerContext {
   readonly clientCapabilities: JsonObject
   readonly logger: FastifyBaseLogger
   readonly requestState = undefined
-  readonly #outer: HandlerContext
   readonly #record: TaskRecord
   readonly #store: TaskStore
   readonly #counters = new Map<ClientRequestMethod, number>()
 
   constructor (outer: HandlerContext, record: TaskRecord, store: TaskStore) {
     super()
-    this.#outer = outer
     this.#record = record
     this.#store = store
-    this.request = outer.request
     this.era = outer.era
     this.protocolVersion = outer.protocolVersion
     this.method = outer.method
     this.clientInfo = outer.clientInfo
     this.clientCapabilities = outer.clientCapabilities
     this.logger = outer.logger.child({ taskId: record.taskId })
+  }
+
+  get request (): FastifyRequest {
+    throw new TypeError('ctx.request is not available inside a task (the request is gone once the task is created): read what the work needs before runAsTask')
   }
 
   get signal (): AbortSignal {
@@ -259,7 +311,8 @@ class TaskContext extends ClientAsking implements HandlerContext {
   log (_level: LogLevel, _data: unknown, _logger?: string): void {}
 
   requireClientCapabilities (...names: string[]): void {
-    this.#outer.requireClientCapabilities(...names)
+    const err = missingCapabilities(this.era, this.clientCapabilities, names)
+    if (err !== undefined) throw err
   }
 
   protected ask (method: ClientRequestMethod, params: JsonObject, options: ClientRequestOptions | undefined): Promise<JsonObject> {

@@ -246,7 +246,7 @@ export function createFuzzRunner (app: { inject: (options: object) => Promise<{ 
       tally.sent++
       const reply = app.inject({ method: 'POST', url: '/mcp', headers: request.headers, payload: request.body })
       let timer: NodeJS.Timeout | undefined
-      const settled = await Promise.race([reply, new Promise<undefined>((resolve) => { timer = setTimeout(resolve, patienceMs) })])
+      const settled = await Promise.race([reply, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), patienceMs) })])
       clearTimeout(timer)
       if (settled === undefined) {
         tally.late++

@@ -39,7 +39,7 @@ async function start (t: Test, options: Partial<McpCapabilitiesOptions>, signals
 
 function call (port: number, id: number, name: string, era: 'modern' | 'legacy') {
   const params = era === 'modern' ? { name, arguments: {}, _meta: modernMeta() } : { name, arguments: {} }
-  const headers = era === 'modern'
+  const headers: Record<string, string> = era === 'modern'
     ? { ...modernHeaders('tools/call', { name }), 'content-type': 'application/json' }
     : { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
   return rawPost({ port }, headers, JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params }))
@@ -85,7 +85,7 @@ t.test('handlerTimeoutMs: a hung handler is aborted and answered -32603 with its
 t.test('handlerTimeoutMs is checked at registration', async (t) => {
   for (const bad of [-1, 1.5, 'x', Number.POSITIVE_INFINITY]) {
     const app = Fastify()
-    await t.rejects(app.register(mcpCapabilities, { server: hungServer(() => {}, []), serverInfo: SERVER_INFO, handlerTimeoutMs: bad as number }).ready(),
+    await t.rejects(async () => { await app.register(mcpCapabilities, { server: hungServer(() => {}, []), serverInfo: SERVER_INFO, handlerTimeoutMs: bad as number }) },
       errors.FST_MCP_INVALID_OPTION)
     await app.close()
   }

@@ -15,7 +15,8 @@ const collect = runInNewContext('gc') as (options?: unknown) => void
 export async function settle (): Promise<void> {
   for (let i = 0; i < 4; i++) {
     collect()
-    await new Promise((resolve) => setImmediate(resolve))
+    // Freed ArrayBuffers are released by a concurrent sweeper: give it a moment.
+    await new Promise((resolve) => setTimeout(resolve, 5))
   }
 }
 

@@ -111,7 +111,7 @@ t.test('listen limits and the stream buffer bound are checked at registration', 
   ]
   for (const options of bad) {
     const app = Fastify()
-    await t.rejects(app.register(mcpCapabilities, { server: toolsModule(), serverInfo: SERVER_INFO, ...options }).ready(), errors.FST_MCP_INVALID_OPTION, JSON.stringify(options))
+    await t.rejects(async () => { await app.register(mcpCapabilities, { server: toolsModule(), serverInfo: SERVER_INFO, ...options }) }, errors.FST_MCP_INVALID_OPTION, JSON.stringify(options))
     await app.close()
   }
 })
