@@ -10,6 +10,7 @@
  * serves (one level per endpoint and process, not per client); before any
  * `logging/setLevel`, no log messages are sent.
  */
+import { clip, quote } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
 import { StreamClientRequests } from '../input/stream-client-requests.js'
@@ -64,7 +65,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
 
   function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {
     return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version ${requested}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
+      `Unsupported protocol version ${clip(requested)}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
       { supported: [...MODERN_VERSIONS], requested })
   }
 
@@ -90,7 +91,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     if (header !== undefined) {
       if (!isLegacyVersion(header)) {
         return sendError(reply, 400, id, ErrorCode.InvalidRequest,
-          `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${LEGACY_VERSIONS.join(', ')})`)
+          `Bad Request: unsupported MCP-Protocol-Version ${quote(String(header))} (supported: ${LEGACY_VERSIONS.join(', ')})`)
       }
       protocolVersion = header
     }
@@ -99,7 +100,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
 
     const route = METHOD_ROUTES[method]
     if (route === undefined || !route.eras.includes('legacy') || !isAdvertised(caps, route.capability)) {
-      return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+      return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${clip(method)}`)
     }
     if (method === 'logging/setLevel' && !isLogLevel(params.level)) {
       return sendError(reply, 200, id, ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`)

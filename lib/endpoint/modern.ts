@@ -5,6 +5,7 @@
  * result is stamped with `resultType`, `_meta.serverInfo` and, for list and
  * read results, cache hints.
  */
+import { clip } from '../protocol/describe.js'
 import type { FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { TASKS_EXTENSION } from '../capabilities/build.js'
@@ -165,7 +166,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     if (mismatch !== undefined) return sendError(reply, 400, id, ErrorCode.HeaderMismatch, mismatch)
 
     if (!isModernVersion(version)) {
-      return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}`,
+      return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${clip(version)}`,
         { supported: [...MODERN_VERSIONS], requested: version })
     }
 
@@ -191,7 +192,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     }
 
     if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
-      return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+      return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${clip(method)}`)
     }
 
     const clientInfo = isClientInfo(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : null

@@ -13,6 +13,7 @@
  * the exact question it answers. Nothing is stored on the server: any
  * instance that shares the secret can serve the retry.
  */
+import { quote } from '../protocol/describe.js'
 import { type ClientRequestMethod, type ClientRequestOptions, answerProblem } from '../protocol/client-requests.js'
 import { type ClientRequests, InputRequiredSignal, rejected, requireCapabilityFor } from './client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
@@ -86,7 +87,7 @@ export function openInputRound (context: ReplayContext): OpenedRound {
   if (responses !== undefined) {
     if (!isJsonObject(responses)) return { ok: false, message: 'Invalid params: "inputResponses" must be an object' }
     for (const [key, value] of Object.entries(responses)) {
-      if (!isJsonObject(value)) return { ok: false, message: `Invalid params: inputResponses[${JSON.stringify(key)}] must be a result object` }
+      if (!isJsonObject(value)) return { ok: false, message: `Invalid params: inputResponses[${quote(key)}] must be a result object` }
     }
   }
   const token = params.requestState
@@ -159,7 +160,7 @@ export class InputReplay implements ClientRequests {
       answer = this.#responses[key] as JsonObject
       const problem = answerProblem(method, answer)
       if (problem !== undefined) {
-        this.#fatal ??= new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key)}] ${problem}`)
+        this.#fatal ??= new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${quote(key)}] ${problem}`)
         throw this.#fatal
       }
     }

@@ -88,10 +88,12 @@ export function resultResponse (id: RequestId, result: object): string {
  */
 const preparedErrors = new PairMemo(32, (code: number, message: string): PreparedResult =>
   prepareMember('error', JSON.stringify({ code, message })))
+/** Longer messages are answered but not kept, so the memo stays small in bytes, not only in count. */
+const MAX_PREPARED_MESSAGE_CHARS = 512
 
 /** A rejection's response as bytes to send: prepared when it carries an id and no data. */
 export function errorResponseBody (id: RequestId | undefined, code: number, message: string, data?: unknown): string | Buffer {
-  return id !== undefined && data === undefined
+  return id !== undefined && data === undefined && message.length <= MAX_PREPARED_MESSAGE_CHARS
     ? preparedResponse(id, preparedErrors.get(code, message))
     : errorResponse(id, code, message, data)
 }

@@ -25,7 +25,7 @@ t.test('distinct huge mismatching values leave no memory held, and answers stay 
   for (let i = 0; i < 5; i++) await send(i, 'method')
   const before = await settledBytes()
   let longest = 0
-  for (let i = 0; i < ROUNDS; i++) longest = Math.max(longest, await send(1000 + i, (['method', 'name', 'version'] as const)[i % 3] as 'method')))
+  for (let i = 0; i < ROUNDS; i++) longest = Math.max(longest, await send(1000 + i, (['method', 'name', 'version'] as const)[i % 3] as 'method'))
   const held = (await settledBytes()) - before
   t.ok(longest < 2000, `answers stay short (longest ${longest} bytes)`)
   t.ok(held < 8 * MB, `memory held after ${ROUNDS} requests of ${VALUE_BYTES} bytes: ${(held / MB).toFixed(1)} MB (bound 8 MB)`)
