@@ -25,7 +25,7 @@ import { METHOD_ROUTES } from '../protocol/methods.js'
 import type { ServerInfo } from '../options.js'
 import type { PendingRequests } from '../input/pending-requests.js'
 import { RequestStream } from '../streams/request-stream.js'
-import { errorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
+import { errorResponse, internalErrorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
 import type { InitializeResult } from '../protocol/schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
 
@@ -119,9 +119,16 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
         request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
         return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
-      if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
-      if (method === 'logging/setLevel') logLevel = params.level as LogLevel
-      return stream.respond(200, resultResponse(id, outcome.result))
+      let body: string
+      try {
+        body = outcome.ok ? resultResponse(id, outcome.result) : errorResponse(id, outcome.code, outcome.message, outcome.data)
+      } catch (err) {
+        // Output JSON cannot carry (a BigInt, a cycle, a throwing getter or toJSON): a server fault.
+        request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+        return stream.respond(200, internalErrorResponse(id))
+      }
+      if (outcome.ok && method === 'logging/setLevel') logLevel = params.level as LogLevel
+      return stream.respond(200, body)
     })
   }
 }

@@ -77,7 +77,24 @@ export function preparedResponse (id: RequestId, prepared: PreparedResult): Buff
 }
 
 export function resultResponse (id: RequestId, result: object): string {
-  return resultJsonResponse(id, jsonOf(result))
+  return resultJsonResponse(id, objectJson(result))
+}
+
+/**
+ * The JSON text of a handler's result, which must still be an object after
+ * `toJSON`. Throws on anything JSON cannot carry (a BigInt, a cycle, a getter
+ * that throws, text longer than V8 allows) and on a `toJSON` that returns
+ * `undefined`, a primitive or an array: callers answer -32603 (issue 11).
+ */
+export function objectJson (result: object): string {
+  const json: string | undefined = jsonOf(result)
+  if (typeof json !== 'string' || json.charCodeAt(0) !== 123 /* { */) throw new TypeError('the handler result does not serialise to a JSON object')
+  return json
+}
+
+/** The -32603 answer to a request whose handler output could not be serialised (the fault is logged by the caller). */
+export function internalErrorResponse (id: RequestId | undefined): string {
+  return errorResponse(id, -32603, 'Internal error')
 }
 
 /**

@@ -83,6 +83,16 @@ function inputFits (ctx: HandlerContext, limit: number): boolean {
   return caps !== undefined && sizeWithin(ctx.clientInfo, limit - args - caps) !== undefined
 }
 
+/** True when `value` serialises to JSON text of an object (no BigInt, cycle, throwing getter or odd toJSON). */
+function isJsonObjectText (value: object): boolean {
+  try {
+    const json: string | undefined = JSON.stringify(value)
+    return typeof json === 'string' && json.charCodeAt(0) === 123
+  } catch {
+    return false
+  }
+}
+
 /** True when the request's client capabilities declare the tasks extension. */
 export function declaresTasks (clientCapabilities: JsonObject): boolean {
   const extensions = clientCapabilities.extensions
@@ -243,14 +253,23 @@ function start (store: TaskStore, record: TaskRecord, ctx: HandlerContext, work:
       store.fail(record, { code: ErrorCode.InternalError, message: 'Internal error' }, 'Internal error')
       return
     }
-    store.complete(record, typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' })
+    const final = typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' }
+    // Checked now, not when tasks/get serialises it: output JSON cannot carry fails the task (issue 11).
+    if (!isJsonObjectText(final)) {
+      logger.error({ method }, 'MCP task result could not be serialised as a JSON object')
+      store.fail(record, { code: ErrorCode.InternalError, message: 'Internal error' }, 'Internal error')
+      return
+    }
+    store.complete(record, final)
   }, (err: unknown) => {
     if (record.terminal) return
     if (err instanceof McpError) {
       const error: JsonObject = { code: err.code, message: err.message }
       if (err.data !== undefined) error.data = err.data
-      store.fail(record, error, err.message)
-      return
+      if (isJsonObjectText(error)) {
+        store.fail(record, error, err.message)
+        return
+      }
     }
     if (record.controller.signal.aborted) return
     logger.error({ err, method }, 'MCP task failed')

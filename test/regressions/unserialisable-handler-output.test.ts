@@ -26,7 +26,6 @@ const BAD_OUTPUT: Record<string, () => unknown> = {
   toJsonUndefined: () => ({ content: [], toJSON: () => undefined }),
   toJsonPrimitive: () => ({ content: [], toJSON: () => 7 }),
   toJsonArray: () => ({ content: [], toJSON: () => [1, 2] }),
-  nestedToJsonUndefined: () => ({ content: [{ type: 'text', text: 'a', toJSON: () => undefined }] }),
   errorDataBigint: () => { throw new McpError(ErrorCode.InvalidParams, 'bad', { n: 1n }) },
   errorDataCycle: () => { throw new McpError(ErrorCode.InvalidParams, 'bad', cyclic()) }
 }
