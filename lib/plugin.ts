@@ -13,7 +13,7 @@ import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
-import { classifyMessage } from './protocol/jsonrpc.js'
+import { classifyMessage, type JsonRpcMessage, type RequestId } from './protocol/jsonrpc.js'
 import { createLegacyHandler } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
 import { createModernHandler, isModernRequest } from './endpoint/modern.js'
@@ -123,6 +123,27 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // synchronously (discover, initialize, every rejection) costs no promise.
   function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const message = classifyMessage(request.body)
+    const id = message.kind === 'request' ? message.id : undefined
+    try {
+      const answer = route(message, request, reply)
+      return answer instanceof Promise ? answer.catch((err: unknown) => fault(err, id, request, reply)) : undefined
+    } catch (err) {
+      fault(err, id, request, reply)
+      return undefined
+    }
+  }
+
+  /** Last line of defence: a fault of the endpoint's own is logged and answered -32603 with the id, never a bare 500. */
+  function fault (err: unknown, id: RequestId | undefined, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    request.log.error({ err }, 'MCP endpoint failed while answering')
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy()
+      return reply
+    }
+    return sendError(reply, 200, id, ErrorCode.InternalError, 'Internal error')
+  }
+
+  function route (message: JsonRpcMessage, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     let answer: FastifyReply | Promise<FastifyReply>
     if (message.kind === 'invalid') {
       answer = sendError(reply, 400, message.id, message.code, message.message)
@@ -140,7 +161,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     } else {
       answer = handleLegacy(message, request, reply)
     }
-    return answer instanceof Promise ? answer : undefined
+    return answer
   }
 
   async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
