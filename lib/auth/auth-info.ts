@@ -5,24 +5,9 @@
  * token without a subject.
  */
 import type { FastifyRequest } from 'fastify'
+import type { AuthInfo } from '../capabilities/auth-info.js'
 
-/** The verified access token, as handlers see it. */
-export interface AuthInfo {
-  /** The authorization server that issued the token (`iss`), when known. */
-  readonly issuer: string | undefined
-  /** The resource owner (`sub`), when the token names one. */
-  readonly subject: string | undefined
-  /** The OAuth client the token was issued to (`client_id`, else `azp`), when known. */
-  readonly clientId: string | undefined
-  /** The granted scopes (with the scopes they imply, see `impliedScopes`). */
-  readonly scopes: readonly string[]
-  /** Expiry in seconds since the epoch (`exp`), when known. */
-  readonly expiresAt: number | undefined
-  /** Every claim of a JWT, or what a custom verifier returned as `claims`. */
-  readonly claims: Readonly<Record<string, unknown>>
-  /** The raw token: only with `authorization.exposeToken: true` (never pass it on to another service). */
-  readonly token?: string
-}
+export type { AuthInfo }
 
 /** What `verifyAccessToken(token, request)` returns for a valid token. */
 export interface VerifiedAccessToken {
@@ -97,17 +82,22 @@ export function scopesFromClaim (value: unknown): string[] {
   return []
 }
 
-const AUTH_INFO = Symbol('fastify-mcp-capabilities.auth')
+const VERIFIED = Symbol('fastify-mcp-capabilities.verified-caller')
 
-interface WithAuth {
-  [AUTH_INFO]?: AuthInfo
+interface WithCaller {
+  [VERIFIED]?: VerifiedCaller
 }
 
-export function setAuthInfo (request: FastifyRequest, info: AuthInfo): void {
-  (request as WithAuth)[AUTH_INFO] = info
+/** Records the verified caller of this request (set by the endpoint's authorization hook). */
+export function setVerifiedCaller (request: FastifyRequest, caller: VerifiedCaller): void {
+  (request as WithCaller)[VERIFIED] = caller
+}
+
+export function verifiedCallerOf (request: FastifyRequest): VerifiedCaller | undefined {
+  return (request as WithCaller)[VERIFIED]
 }
 
 /** The verified token of an authorized request (in handlers: `ctx.auth`), undefined without authorization. */
 export function authInfoOf (request: FastifyRequest): AuthInfo | undefined {
-  return (request as WithAuth)[AUTH_INFO]
+  return (request as WithCaller)[VERIFIED]?.info
 }

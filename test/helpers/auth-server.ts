@@ -106,6 +106,7 @@ export async function startAuthServer (options: AuthServerOptions = {}): Promise
   let issuer = ''
   const metadata = (): Record<string, unknown> => ({
     issuer,
+    authorization_endpoint: issuer + '/authorize',
     token_endpoint: issuer + '/token',
     jwks_uri: issuer + '/jwks',
     grant_types_supported: ['client_credentials'],
