@@ -12,8 +12,9 @@
  *   task:<id>:in     hash: outstanding questions to the client, key -> JSON
  *   task:<id>:ans    hash: recorded answers not yet taken, key -> JSON
  *   tasks, done      sorted sets of all / finished task ids, scored by expiry
+ *                    (ms x 1000 + a creation sequence: ties keep creation order)
  *   owner:<ok>, odone:<ok>   the same per owner (ok = SHA-256 of the owner)
- *   sizes, bytes     bytes per task id, bytes in all
+ *   sizes, bytes     bytes per task id, bytes in all; seq: the creation sequence
  *
  * A task's keys expire with its TTL (PEXPIREAT); the indexes drop expired ids
  * lazily, in the scripts that read them. Scripts build key names from the
@@ -66,8 +67,9 @@ local function remove(id)
     redis.call('ZREM', P .. 'odone:' .. ok, id)
   end
 end
+local function scoreOf(ms) return string.format('%.0f', ms * 1000 + 999) end
 local function prune(now)
-  local expired = redis.call('ZRANGEBYSCORE', P .. 'tasks', '-inf', now, 'LIMIT', 0, 128)
+  local expired = redis.call('ZRANGEBYSCORE', P .. 'tasks', '-inf', scoreOf(now), 'LIMIT', 0, 128)
   for _, id in ipairs(expired) do remove(id) end
 end
 local function evict(zdone)
@@ -111,20 +113,21 @@ local id, owner, ok, nowIso, nowMs, ttl = ARGV[2], ARGV[3], ARGV[4], ARGV[5], to
 local maxTasks, maxPerOwner = tonumber(ARGV[8]), tonumber(ARGV[9])
 local ownerSet, ownerDone = P .. 'owner:' .. ok, P .. 'odone:' .. ok
 prune(nowMs)
-redis.call('ZREMRANGEBYSCORE', ownerSet, '-inf', nowMs)
-redis.call('ZREMRANGEBYSCORE', ownerDone, '-inf', nowMs)
+redis.call('ZREMRANGEBYSCORE', ownerSet, '-inf', scoreOf(nowMs))
+redis.call('ZREMRANGEBYSCORE', ownerDone, '-inf', scoreOf(nowMs))
 if redis.call('ZCARD', ownerSet) >= maxPerOwner and not evict(ownerDone) then return 'owner-full' end
 if redis.call('ZCARD', P .. 'tasks') >= maxTasks and not evict(P .. 'done') then return 'full' end
 local exp = nowMs + ttl
+local score = string.format('%.0f', exp * 1000 + redis.call('INCR', P .. 'seq') % 1000)
 local k = tkey(id)
 redis.call('HSET', k, 'owner', owner, 'ok', ok, 'status', 'working', 'created', nowIso, 'updated', nowIso,
-  'ttl', ttl, 'exp', exp, 'bytes', 0)
+  'ttl', ttl, 'exp', string.format('%.0f', exp), 'score', score, 'bytes', 0)
 redis.call('PEXPIREAT', k, exp)
-redis.call('ZADD', P .. 'tasks', exp, id)
-redis.call('ZADD', ownerSet, exp, id)
+redis.call('ZADD', P .. 'tasks', score, id)
+redis.call('ZADD', ownerSet, score, id)
 redis.call('HSET', P .. 'sizes', id, 0)
 -- Index keys outlive the newest task a little, so an abandoned prefix empties itself.
-for _, key in ipairs({ P .. 'tasks', P .. 'done', P .. 'sizes', P .. 'bytes', ownerSet, ownerDone }) do
+for _, key in ipairs({ P .. 'tasks', P .. 'done', P .. 'sizes', P .. 'bytes', P .. 'seq', ownerSet, ownerDone }) do
   redis.call('PEXPIREAT', key, exp + 60000)
 end
 return snap(id, 1)
@@ -218,7 +221,7 @@ return snap(id, 1)
 const FINISH = LIB + `
 local id, owner, status, field, text, msg, nowIso = ARGV[2], ARGV[3], ARGV[4], ARGV[5], ARGV[6], ARGV[7], ARGV[8]
 local k = tkey(id)
-local f = redis.call('HMGET', k, 'owner', 'status', 'bytes', 'ok', 'exp')
+local f = redis.call('HMGET', k, 'owner', 'status', 'bytes', 'ok', 'score')
 if not f[2] or (owner ~= '' and f[1] ~= owner) then return nil end
 if terminal(f[2]) then return snap(id, 0) end
 redis.call('DEL', k .. ':in', k .. ':ans')
