@@ -79,7 +79,7 @@ export function ping (port: number, timeoutMs = 500): Promise<boolean> {
     socket.on('connect', () => socket.write('PING\r\n'))
     socket.on('data', (chunk) => {
       answer += chunk.toString('latin1')
-      if (answer.includes('\r\n')) done(answer.startsWith('+PONG'))
+      if (answer.includes('\r\n')) done(answer.startsWith('+PONG') || answer.startsWith('-NOAUTH'))
     })
     socket.on('error', () => done(false))
   })
@@ -89,8 +89,13 @@ function sleep (ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+export interface RedisServerOptions {
+  /** Extra configuration, as redis-server command-line arguments (e.g. `['--requirepass', 'secret']`). */
+  args?: string[]
+}
+
 /** Starts a redis-server on a free loopback port (a few tries, in case another process takes the port first). */
-export async function startRedisServer (): Promise<RedisServer> {
+export async function startRedisServer (options: RedisServerOptions = {}): Promise<RedisServer> {
   const binary = redisServerBinary()
   const dir = mkdtempSync(join(tmpdir(), 'mcp-redis-'))
   let child: ChildProcess | undefined
@@ -102,7 +107,8 @@ export async function startRedisServer (): Promise<RedisServer> {
     const started = spawn(binary, [
       '--port', String(port), '--bind', HOST,
       '--save', '', '--appendonly', 'no',
-      '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--logfile', ''
+      '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--logfile', '',
+      ...(options.args ?? [])
     ], { stdio: ['ignore', 'pipe', 'pipe'] })
     child = started
     started.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString() })
@@ -116,6 +122,7 @@ export async function startRedisServer (): Promise<RedisServer> {
       if (started.exitCode !== null || started.signalCode !== null) {
         throw new Error(`redis-server exited (${started.exitCode ?? started.signalCode}) on port ${port}:\n${output}`)
       }
+      // A server that wants a password answers NOAUTH: it is up all the same.
       if (await ping(port)) return
       if (Date.now() > deadline) {
         started.kill('SIGKILL')
