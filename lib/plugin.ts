@@ -22,6 +22,7 @@ import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type S
 import { PendingRequests } from './input/pending-requests.js'
 import { checkRequestSource } from './endpoint/security.js'
 import { SubscriptionRegistry } from './streams/subscriptions.js'
+import { type EventBus, MemoryEventBus } from './scale/event-bus.js'
 import { TaskService } from './tasks/service.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
 import { isModernVersion } from './protocol/versions.js'
@@ -72,8 +73,15 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const pending = new PendingRequests(options.clientRequestTimeoutMs)
   const handleLegacy = createLegacyHandler(state, pending)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
-  // The tasks extension's store: per endpoint, in memory, emptied when the app closes.
-  const tasks = options.tasks ? new TaskService(options.taskLimits, options.taskOwner) : undefined
+  // Task changes travel on the event bus: to the listen streams of every instance, and to the instance running the work.
+  const bus: EventBus = new MemoryEventBus()
+  bus.subscribe((event) => {
+    if (event.type === 'taskStatus') subscriptions.notifyTaskStatus(event.owner, event.task)
+  })
+  // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
+  const tasks = options.tasks
+    ? new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
+    : undefined
   const handleModern = createModernHandler(state, subscriptions, tasks)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 
@@ -102,7 +110,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const closeAll = async (): Promise<void> => {
     subscriptions.close()
     pending.close()
-    tasks?.close()
+    await tasks?.close()
   }
   fastify.addHook('preClose', closeAll)
   fastify.addHook('onClose', closeAll)

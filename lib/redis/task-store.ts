@@ -37,7 +37,7 @@ import {
   unkeptResult,
   STORE_FULL_REASON
 } from '../scale/task-store.js'
-import type { JsonObject } from '../server-module.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
 
 export const DEFAULT_KEY_PREFIX = 'mcp:'
 

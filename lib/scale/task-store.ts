@@ -26,7 +26,7 @@
  * nothing the handler still references is pinned by the store.
  */
 import { randomUUID } from 'node:crypto'
-import type { JsonObject } from '../server-module.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
 
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled'
 
@@ -119,6 +119,9 @@ export interface TaskStore {
   /** Releases what the store holds (timers, connections it owns). */
   close (): Promise<void>
 }
+
+/** Builds an endpoint's task store from its limits (the `taskOptions.store` option). */
+export type TaskStoreFactory = (limits: TaskLimits) => TaskStore
 
 /** JSON-RPC error code for a task whose result could not be kept. */
 const INTERNAL_ERROR = -32603
