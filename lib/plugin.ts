@@ -12,7 +12,7 @@ import type { LegacyServerCapabilities, ModernServerCapabilities } from './capab
 import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
-import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
+import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION } from './errors.js'
 import { classifyMessage } from './protocol/jsonrpc.js'
 import { createLegacyHandler } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
@@ -79,9 +79,14 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     if (event.type === 'taskStatus') subscriptions.notifyTaskStatus(event.owner, event.task)
   })
   // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
-  const tasks = options.tasks
-    ? new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
-    : undefined
+  let tasks: TaskService | undefined
+  if (options.tasks) {
+    try {
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
+    } catch (err) {
+      throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
   const handleModern = createModernHandler(state, subscriptions, tasks)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 

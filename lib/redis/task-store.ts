@@ -5,7 +5,8 @@
  * both win), and so are the bounds: the count in all, the count per owner and
  * the bytes, with finished tasks evicted first, oldest first.
  *
- * Keys, under `prefix` (default `mcp:`, so several apps can share a Redis):
+ * Keys, under the connection's prefix (default `mcp:`, so several apps can
+ * share a Redis) followed by `tasks:`:
  *
  *   task:<id>        hash: owner, ok (owner key), status, msg, created, updated,
  *                    ttl, exp (ms), bytes, result | error (JSON text)
@@ -22,6 +23,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
+import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './connection.js'
 import {
   type AnswerOutcome,
   type AskOutcome,
@@ -33,20 +35,15 @@ import {
   type TaskLimits,
   type TaskStatus,
   type TaskStore,
+  type TaskStoreFactory,
   tooLargeReason,
   unkeptResult,
   STORE_FULL_REASON
 } from '../scale/task-store.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 
-export const DEFAULT_KEY_PREFIX = 'mcp:'
-
-export interface RedisTaskStoreOptions {
-  /** The connection to use; the store never closes it. */
-  client: Redis
-  /** Prepended to every key; default `mcp:`. */
-  prefix?: string
-}
+/** After the connection's prefix: the task store's own namespace. */
+const KEY_SPACE = 'tasks:'
 
 /** Functions shared by the scripts; `P` is the key prefix (ARGV[1]). */
 const LIB = `
@@ -297,34 +294,40 @@ function toChange (taskId: string, reply: Reply | null, payload?: { result?: Jso
 
 export class RedisTaskStore implements TaskStore {
   readonly shared = true
-  readonly #redis: ScriptClient & Redis
+  readonly #connection: RedisConnection
   readonly #prefix: string
   readonly #limits: TaskLimits
 
-  constructor (options: RedisTaskStoreOptions, limits: TaskLimits) {
-    const client = options.client as ScriptClient & Redis
+  /** Uses `connection` (shared with the other Redis parts, released on close) or one made from its options. */
+  constructor (connection: RedisConnection | RedisConnectionOptions, limits: TaskLimits) {
+    this.#connection = connectionFrom(connection).retain()
+    const client = this.#connection.commands as ScriptClient & Redis
     for (const [name, lua] of SCRIPTS) {
       // defineCommand is per client; a client shared by several stores defines each script once.
       if (typeof client[name] !== 'function') client.defineCommand(name, { numberOfKeys: 0, lua })
     }
-    this.#redis = client
-    this.#prefix = options.prefix ?? DEFAULT_KEY_PREFIX
+    this.#prefix = this.#connection.prefix + KEY_SPACE
     this.#limits = limits
+  }
+
+  /** Runs a script through the connection: refused at once while Redis is away, bounded in time. */
+  #script<T> (call: (redis: ScriptClient) => Promise<T>): Promise<T> {
+    return this.#connection.run((redis) => call(redis as unknown as ScriptClient))
   }
 
   async create (owner: string): Promise<CreateOutcome> {
     const now = Date.now()
     const taskId = randomUUID()
     const l = this.#limits
-    const reply = await this.#redis.mcpTaskCreate(this.#prefix, taskId, owner, ownerKey(owner), new Date(now).toISOString(), now,
-      l.ttlMs, l.maxTasks, l.maxTasksPerOwner)
+    const reply = await this.#script((r) => r.mcpTaskCreate(this.#prefix, taskId, owner, ownerKey(owner), new Date(now).toISOString(), now,
+      l.ttlMs, l.maxTasks, l.maxTasksPerOwner))
     if (reply === 'full' || reply === 'owner-full') return { ok: false, reason: reply }
     return { ok: true, task: fromSnapshot(taskId, reply as Reply) }
   }
 
   async get (taskId: string, owner: string): Promise<StoredTask | undefined> {
     const key = this.#prefix + 'task:' + taskId
-    const results = await this.#redis.multi().hgetall(key).hgetall(key + ':in').exec()
+    const results = await this.#connection.run((redis) => redis.multi().hgetall(key).hgetall(key + ':in').exec())
     if (results === null) throw new Error('the Redis transaction reading a task was aborted')
     for (const [err] of results) if (err !== null) throw err
     const fields = results[0]?.[1] as Record<string, string>
@@ -348,8 +351,8 @@ export class RedisTaskStore implements TaskStore {
   async ask (taskId: string, key: string, request: JsonObject): Promise<AskOutcome> {
     const text = encodeObject(request)
     if (text === undefined) return { ok: false, reason: 'too-large' }
-    const reply = await this.#redis.mcpTaskAsk(this.#prefix, taskId, key, text, new Date().toISOString(),
-      this.#limits.maxTaskBytes, this.#limits.maxStoredBytes)
+    const reply = await this.#script((r) => r.mcpTaskAsk(this.#prefix, taskId, key, text, new Date().toISOString(),
+      this.#limits.maxTaskBytes, this.#limits.maxStoredBytes))
     if (typeof reply === 'string') return { ok: false, reason: reply as 'gone' | 'finished' | 'too-large' | 'full' }
     return { ok: true, task: fromSnapshot(taskId, reply) }
   }
@@ -361,8 +364,8 @@ export class RedisTaskStore implements TaskStore {
       if (text === undefined) return { ok: false, reason: 'too-large' }
       args.push(key, text)
     }
-    const reply = await this.#redis.mcpTaskAnswer(this.#prefix, taskId, owner, new Date().toISOString(),
-      this.#limits.maxTaskBytes, this.#limits.maxStoredBytes, ...args)
+    const reply = await this.#script((r) => r.mcpTaskAnswer(this.#prefix, taskId, owner, new Date().toISOString(),
+      this.#limits.maxTaskBytes, this.#limits.maxStoredBytes, ...args))
     if (reply === null) return undefined
     if (typeof reply === 'string') return { ok: false, reason: reply as 'too-large' | 'full' }
     return { ok: true, task: fromSnapshot(taskId, reply), accepted: (reply[8] as string[]).map(String) }
@@ -370,12 +373,12 @@ export class RedisTaskStore implements TaskStore {
 
   async takeAnswers (taskId: string): Promise<Record<string, JsonObject>> {
     const out: Record<string, JsonObject> = {}
-    for (const [key, text] of pairs(await this.#redis.mcpTaskTake(this.#prefix, taskId))) out[key] = JSON.parse(text) as JsonObject
+    for (const [key, text] of pairs(await this.#script((r) => r.mcpTaskTake(this.#prefix, taskId)))) out[key] = JSON.parse(text) as JsonObject
     return out
   }
 
   async setStatusMessage (taskId: string, message: string): Promise<Change | undefined> {
-    return toChange(taskId, await this.#redis.mcpTaskMessage(this.#prefix, taskId, message, new Date().toISOString()))
+    return toChange(taskId, await this.#script((r) => r.mcpTaskMessage(this.#prefix, taskId, message, new Date().toISOString())))
   }
 
   async complete (taskId: string, result: JsonObject): Promise<Change | undefined> {
@@ -405,8 +408,10 @@ export class RedisTaskStore implements TaskStore {
     return toChange(taskId, await this.#finish(taskId, owner, 'cancelled', '', '', statusMessage, unkeptResult(STORE_FULL_REASON)))
   }
 
-  /** The connection belongs to the caller: nothing to release here. */
-  async close (): Promise<void> {}
+  /** Releases the connection (closed once its last user lets go; a client you gave is never closed). */
+  async close (): Promise<void> {
+    await this.#connection.release()
+  }
 
   async #failUnkept (taskId: string, why: string): Promise<Change | undefined> {
     const { error, statusMessage } = unkeptResult(why)
@@ -416,15 +421,17 @@ export class RedisTaskStore implements TaskStore {
 
   #finish (taskId: string, owner: string, status: TaskStatus, field: string, text: string, message: string,
     fallback: { error: JsonObject, statusMessage: string }): Promise<Reply | null> {
-    return this.#redis.mcpTaskFinish(this.#prefix, taskId, owner, status, field, text, message, new Date().toISOString(),
-      this.#limits.maxStoredBytes, JSON.stringify(fallback.error), fallback.statusMessage)
+    return this.#script((r) => r.mcpTaskFinish(this.#prefix, taskId, owner, status, field, text, message, new Date().toISOString(),
+      this.#limits.maxStoredBytes, JSON.stringify(fallback.error), fallback.statusMessage))
   }
 }
 
-/** `taskOptions.store` for the plugin: tasks on Redis, with the limits of the endpoint's `taskOptions`. */
-export function redisTaskStore (options: RedisTaskStoreOptions): (limits: TaskLimits) => TaskStore {
-  if (options === null || typeof options !== 'object' || options.client === undefined) {
-    throw new TypeError('redisTaskStore: expected { client: an ioredis client, prefix? }')
-  }
-  return (limits) => new RedisTaskStore(options, limits)
+/**
+ * `taskOptions.store` for the plugin: task records on Redis, with the limits
+ * of the endpoint's `taskOptions`. Takes a `RedisConnection` (shared with the
+ * other Redis parts) or its options (`{ url }` or `{ client }`, `prefix`, timeouts).
+ */
+export function redisTaskStore (connection: RedisConnection | RedisConnectionOptions): TaskStoreFactory {
+  if (connection === null || typeof connection !== 'object') throw new TypeError('redisTaskStore: expected a RedisConnection or its options { url } or { client }')
+  return (limits) => new RedisTaskStore(connection, limits)
 }

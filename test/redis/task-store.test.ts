@@ -29,7 +29,7 @@ t.test('redis store: keys live under the prefix and expire with the task', async
   await extra.create('alice')
   const added = (await client.keys('*')).filter((key) => !before.has(key))
   t.ok(added.length > 0 && added.every((key) => key.startsWith('ttl2:')), 'a store adds keys under its own prefix only')
-  for (const key of [`ttl:task:${id}`, `ttl:task:${id}:ans`]) {
+  for (const key of [`ttl:tasks:task:${id}`, `ttl:tasks:task:${id}:ans`]) {
     const pttl = await client.pttl(key)
     t.ok(pttl > 0 && pttl <= 5000, `${key} expires with the task (${pttl} ms left)`)
   }
@@ -53,6 +53,7 @@ t.test('redis store: a second store on the same Redis sees the same tasks (two i
 })
 
 t.test('redisTaskStore checks its options', async (t) => {
-  t.throws(() => redisTaskStore({} as never), /expected \{ client/)
+  t.throws(() => redisTaskStore(null as never), /expected a RedisConnection/)
+  t.throws(() => redisTaskStore({} as never)(LIMITS), /exactly one of "url"/)
   t.type(redisTaskStore({ client }), 'function')
 })
