@@ -11,7 +11,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { AnswerReceiver, AnswerRouter } from '../scale/answer-router.js'
-import type { JsonObject } from '../server-module.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
 import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './connection.js'
 
 export const ANSWERS_CHANNEL = 'answers:'

@@ -15,7 +15,7 @@
  * back to it. `RedisAnswerRouter` in the `./redis` entry serves many.
  */
 import { randomUUID } from 'node:crypto'
-import type { JsonObject } from '../server-module.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
 
 /** Hands an answer to this instance's waiting requests; false when none waits for its id. */
 export type AnswerReceiver = (answer: JsonObject) => boolean

@@ -10,7 +10,7 @@
  * setup. A shared implementation (the `./redis` entry's `RedisEventBus`, or
  * your own) makes several instances behave as one.
  */
-import type { JsonObject } from '../server-module.js'
+import type { JsonObject } from '../protocol/jsonrpc.js'
 
 export type ListName = 'tools' | 'prompts' | 'resources'
 
