@@ -22,7 +22,10 @@ import { type CompleteParams, type CompleteResult, type GetPromptParams, type Ge
 /** A handler's answer: a whole result, or a text that becomes one user message. */
 export type PromptReturn = GetPromptResult | string
 
-export interface PromptDefinition<A extends TObject = TObject> {
+/** The handler's arguments: `Static` of the arguments schema (none: no arguments). */
+export type PromptArguments<A> = [A] extends [TObject] ? Static<A> : Record<string, never>
+
+export interface PromptDefinition<A = TObject> {
   title?: string
   description?: string
   /** The arguments: a TypeBox object whose properties are strings (`Type.Optional` for optional ones). */
@@ -32,8 +35,8 @@ export interface PromptDefinition<A extends TObject = TObject> {
   /** Scopes a caller needs for this prompt, beyond the endpoint's. */
   scopes?: string[]
   /** Completers of argument values, by argument name. */
-  complete?: { [K in keyof Static<A>]?: Completer }
-  handler: (args: Static<A>, ctx: HandlerContext) => PromptReturn | Promise<PromptReturn>
+  complete?: { [K in keyof PromptArguments<A>]?: Completer }
+  handler: (args: PromptArguments<A>, ctx: HandlerContext) => PromptReturn | Promise<PromptReturn>
 }
 
 export interface DefinedPrompts {
@@ -85,7 +88,7 @@ function asResult (value: PromptReturn): GetPromptResult {
  * Defines prompts by name: `{ summarise: { arguments: Type.Object({ id: Type.String() }), handler: ({ id }) => '...' } }`.
  * Spread the result into a server module.
  */
-export function definePrompts<A extends Record<string, TObject>> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
+export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
   if (!isPlainObject(prompts)) throw new FST_MCP_INVALID_DEFINITION('prompts', 'expected an object of prompt definitions by name')
   const listed: Prompt[] = []
   const table = new Map<string, CompiledPrompt>()
@@ -98,7 +101,7 @@ export function definePrompts<A extends Record<string, TObject>> (prompts: { [K 
     if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
     optionalString(definition.title, where, 'title')
     optionalString(definition.description, where, 'description')
-    const schema = definition.arguments ?? NO_ARGUMENTS
+    const schema = (definition.arguments ?? NO_ARGUMENTS) as TObject
     const prompt: Record<string, unknown> = { name }
     copyFields(definition as Record<string, unknown>, prompt, ['title', 'description'], where)
     const args = listedArguments(schema, `${where} (arguments)`)

@@ -30,36 +30,34 @@ import {
 /** A `read` answer: a whole result, or the text of the one resource read (with the definition's `mimeType`). */
 export type ReadReturn = ReadResourceResult | string
 
-interface ResourceFields {
+/**
+ * One resource (`uri`) or a family of them (`uriTemplate`). `T` is the
+ * template's text, inferred literally, so `read` and `complete` know its variables.
+ */
+export interface ResourceDefinition<T = unknown> {
+  /** A fixed, absolute URI: one resource. */
+  uri?: string
+  /** An RFC 6570 level 1 template (`notes://note/{id}`): a family of resources. */
+  uriTemplate?: T
   title?: string
   description?: string
   mimeType?: string
   annotations?: Annotations
   icons?: Icon[]
   _meta?: JsonObject
+  /** Size in bytes, when known (static resources). */
+  size?: number
   /** Scopes a caller needs to read it, beyond the endpoint's. */
   scopes?: string[]
-}
-
-export interface StaticResourceDefinition<U extends string = string> extends ResourceFields {
-  uri: U
-  uriTemplate?: never
-  /** Size in bytes, when known. */
-  size?: number
-  read: (uri: U, ctx: HandlerContext) => ReadReturn | Promise<ReadReturn>
-}
-
-export interface TemplateResourceDefinition<T extends string = string> extends ResourceFields {
-  uriTemplate: T
-  uri?: never
-  /** Concrete resources of this template to include in `resources/list`. */
+  /** Templates: concrete resources to include in `resources/list`. */
   list?: (ctx: HandlerContext) => Resource[] | Promise<Resource[]>
-  /** Completers of variable values, by variable name. */
-  complete?: { [K in TemplateVariableNames<T>]?: Completer }
-  read: (variables: TemplateVariables<T>, uri: string, ctx: HandlerContext) => ReadReturn | Promise<ReadReturn>
+  /** Templates: completers of variable values, by variable name. */
+  complete?: [T] extends [string] ? { [K in TemplateVariableNames<T>]?: Completer } : never
+  /** Static: `read(uri, ctx)`; template: `read(variables, uri, ctx)` with the matched, decoded variables. */
+  read: [T] extends [string]
+    ? (variables: TemplateVariables<T>, uri: string, ctx: HandlerContext) => ReadReturn | Promise<ReadReturn>
+    : (uri: string, ctx: HandlerContext) => ReadReturn | Promise<ReadReturn>
 }
-
-export type ResourceDefinition<T extends string = string> = StaticResourceDefinition<T> | TemplateResourceDefinition<T>
 
 export interface DefinedResources {
   listResources: (params?: JsonObject, ctx?: HandlerContext) => ListResourcesResult | Promise<ListResourcesResult>
@@ -103,7 +101,7 @@ function contentsOf (value: ReadReturn, uri: string, mimeType: string | undefine
  * `{ readme: { uri: 'docs://readme', read: () => '...' }, note: { uriTemplate: 'notes://note/{id}', read: ({ id }) => ... } }`.
  * Spread the result into a server module.
  */
-export function defineResources<T extends Record<string, string>> (resources: { [K in keyof T]: ResourceDefinition<T[K]> }): DefinedResources {
+export function defineResources<const T extends { [K in keyof T]: unknown }> (resources: { [K in keyof T]: ResourceDefinition<T[K]> }): DefinedResources {
   if (!isPlainObject(resources)) throw new FST_MCP_INVALID_DEFINITION('resources', 'expected an object of resource definitions by name')
   const listedResources: Resource[] = []
   const listedTemplates: ResourceTemplate[] = []
@@ -114,17 +112,17 @@ export function defineResources<T extends Record<string, string>> (resources: { 
 
   for (const name of Object.keys(resources)) {
     const where = `resource "${name}"`
-    const definition = (resources as Record<string, ResourceDefinition>)[name] as ResourceDefinition & Record<string, unknown>
+    const definition = (resources as Record<string, unknown>)[name] as Record<string, any>
     if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { uri or uriTemplate, read, ... }')
     if (typeof definition.read !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"read" is not a function')
     for (const field of DESCRIPTIVE) optionalString(definition[field], where, field)
     const scopes = checkScopes(definition.scopes, where)
     if (scopes !== undefined) anyScopes = true
-    const mimeType = definition.mimeType
+    const mimeType = definition.mimeType as string | undefined
 
     if (definition.uri !== undefined && definition.uriTemplate !== undefined) throw new FST_MCP_INVALID_DEFINITION(where, 'give either "uri" or "uriTemplate", not both')
     if (definition.uri !== undefined) {
-      const uri = definition.uri
+      const uri: unknown = definition.uri
       if (typeof uri !== 'string' || !URL.canParse(uri)) throw new FST_MCP_INVALID_DEFINITION(where, '"uri" must be an absolute URI')
       if (statics.has(uri)) throw new FST_MCP_INVALID_DEFINITION(where, `"${uri}" is defined twice`)
       const listed: Record<string, unknown> = { uri, name }
@@ -135,7 +133,7 @@ export function defineResources<T extends Record<string, string>> (resources: { 
       listedResources.push(listed as Resource)
       statics.set(uri, { mimeType, scopes, read: definition.read as CompiledStatic['read'] })
     } else if (definition.uriTemplate !== undefined) {
-      const template = parseUriTemplate(definition.uriTemplate, where)
+      const template = parseUriTemplate(definition.uriTemplate as string, where)
       if (definition.list !== undefined && typeof definition.list !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"list" is not a function')
       const listed: Record<string, unknown> = { uriTemplate: template.template, name }
       copyFields(definition, listed, DESCRIPTIVE, where)

@@ -43,7 +43,10 @@ function isToolError (value: unknown): value is ToolError {
 /** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult`. */
 export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult
 
-export interface ToolDefinition<I extends TObject = TObject, O = unknown> {
+/** The handler's arguments: `Static` of the input schema (no input: no arguments). */
+export type ToolArguments<I> = [I] extends [TObject] ? Static<I> : Record<string, never>
+
+export interface ToolDefinition<I = TObject, O = unknown> {
   title?: string
   description?: string
   /** The arguments: a TypeBox object schema (default: no arguments). */
@@ -55,7 +58,7 @@ export interface ToolDefinition<I extends TObject = TObject, O = unknown> {
   _meta?: JsonObject
   /** Scopes a caller needs for this tool, beyond the endpoint's (see lib/capabilities/scopes.ts). */
   scopes?: string[]
-  handler: (args: Static<I>, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>
+  handler: (args: ToolArguments<I>, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
 export interface DefinedTools {
@@ -88,7 +91,7 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
   if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
   optionalString(definition.title, where, 'title')
   optionalString(definition.description, where, 'description')
-  const input = definition.input ?? NO_ARGUMENTS
+  const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
   copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
   tool.inputSchema = listedSchema(input, `${where} (input)`)
@@ -136,7 +139,8 @@ function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): C
  * Spread the result into a server module (beside other handlers).
  */
 export function defineTools<
-  I extends Record<string, TObject>,
+  // Inferred per tool: the input schema (I) and the output schema (O) of each name.
+  I extends { [K in keyof I]: unknown },
   O extends { [K in keyof I]: unknown }
 > (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: O[K] } }): DefinedTools {
   if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
