@@ -3,11 +3,12 @@
  * no TypeScript loader sits in the measured process or its memory), then run
  * in its own child process on a free loopback port, pinned to one core.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { availableParallelism } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { startServerProcess } from '../test/helpers/server-process.js'
 import type { ListeningMessage } from './child.js'
 import type { ServerName } from './scenarios.js'
 
@@ -16,7 +17,6 @@ export const REPO_DIR = resolve(BENCH_DIR, '..')
 export const RESULTS_DIR = join(BENCH_DIR, 'results')
 const BUILD_DIR = join(RESULTS_DIR, 'build')
 const START_TIMEOUT_MS = 30_000
-const STOP_TIMEOUT_MS = 10_000
 /** USER_HZ: /proc reports CPU time in these ticks; 100 on every mainstream Linux. */
 const CLOCK_TICKS = 100
 
@@ -74,45 +74,27 @@ export interface LaunchOptions {
   cwd?: string
 }
 
-export function launch (name: ServerName, options: LaunchOptions): Promise<RunningServer> {
+export async function launch (name: ServerName, options: LaunchOptions): Promise<RunningServer> {
   const file = join(BUILD_DIR, 'bench', 'servers', `${name}.js`)
   const nodeArgv = [...(options.nodeArgs ?? []), file]
-  const child = options.pin === null
-    ? spawn(process.execPath, nodeArgv, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], cwd: options.cwd ?? REPO_DIR })
-    : spawn('taskset', ['-c', options.pin, process.execPath, ...nodeArgv], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], cwd: options.cwd ?? REPO_DIR })
-
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  const stop = async (): Promise<void> => {
-    if (child.exitCode !== null || child.signalCode !== null) return
-    if (child.connected) child.send({ type: 'stop' })
-    else child.kill('SIGTERM')
-    const timer = setTimeout(() => child.kill('SIGKILL'), STOP_TIMEOUT_MS)
-    await exited
-    clearTimeout(timer)
-  }
-
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL')
-      reject(new Error(`${name} server did not report a port within ${START_TIMEOUT_MS} ms`))
-    }, START_TIMEOUT_MS)
-    child.once('error', (error) => {
-      clearTimeout(timer)
-      reject(error)
-    })
-    const onEarlyExit = (code: number | null, signal: string | null): void => {
-      clearTimeout(timer)
-      reject(new Error(`${name} server exited before listening (code ${code}, signal ${signal})`))
+  const started = await startServerProcess({
+    name: `${name} server`,
+    command: options.pin === null ? process.execPath : 'taskset',
+    args: options.pin === null ? nodeArgv : ['-c', options.pin, process.execPath, ...nodeArgv],
+    cwd: options.cwd ?? REPO_DIR,
+    env: process.env,
+    inherit: true,
+    init: options.init,
+    startTimeoutMs: START_TIMEOUT_MS,
+    readyFromMessage: (message: ListeningMessage) => message?.type === 'listening' ? message : undefined,
+    requestStop: (child) => {
+      if (!child.connected) return false
+      child.send({ type: 'stop' })
+      return true
     }
-    child.once('exit', onEarlyExit)
-    child.on('message', (message: ListeningMessage) => {
-      if (message?.type !== 'listening') return
-      clearTimeout(timer)
-      child.off('exit', onEarlyExit)
-      resolve({ name, pid: message.pid, port: message.port, child, stop })
-    })
-    if (options.init !== undefined) child.send(options.init)
   })
+  const { pid, port } = started.ready
+  return { name, pid, port, child: started.child, stop: started.stop }
 }
 
 export interface Memory {

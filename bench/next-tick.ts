@@ -1,5 +1,5 @@
 /**
- * The Node.js pitfall lib/tick-shapes.ts works around, shown on demand:
+ * The Node.js pitfall lib/response/tick-shapes.ts works around, shown on demand:
  * `process.nextTick` gets slower for the rest of the process when a full GC
  * runs while its queue is empty, unless one queue entry is kept alive.
  *
@@ -30,7 +30,7 @@ interface Sample { variant: Variant, nsPerCall: number }
 
 async function child (variant: Variant): Promise<void> {
   if (variant === 'kept') {
-    const { keepTickShapesAlive } = await import('../lib/tick-shapes.js')
+    const { keepTickShapesAlive } = await import('../lib/response/tick-shapes.js')
     keepTickShapesAlive()
   }
   // Use nextTick the way a starting server does, let the queue drain...

@@ -3,8 +3,8 @@
  * against the spec's JSON Schemas and the scenario's own expectations before
  * it is timed, and the bare reference must return the very bytes it copies.
  */
-import { existsSync, readFileSync } from 'node:fs'
-import { dirname, join } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js'
 import * as ajvFormats from 'ajv-formats'
 import { REPO_DIR } from './launch.js'
@@ -13,21 +13,15 @@ import type { Scenario, SchemaRef } from './scenarios.js'
 // ajv-formats is CommonJS with an `exports.default`: under NodeNext the plugin is `.default`
 const addFormats = ajvFormats.default as unknown as ajvFormats.FormatsPlugin
 
-/** `MCP_SHARED`, else the first `shared/` folder holding `mcp-spec` next to the repo or one of its parents. */
-export function findSharedDir (): string {
-  if (process.env.MCP_SHARED) return process.env.MCP_SHARED
-  for (let dir = dirname(REPO_DIR); ; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'shared', 'mcp-spec'))) return join(dir, 'shared')
-    if (dirname(dir) === dir) throw new Error('cannot find shared/mcp-spec next to the repository; set MCP_SHARED')
-  }
-}
+/** The MCP spec schemas vendored for the tests (test/fixtures/mcp-spec, see its README). */
+export const SPEC_DIR = join(REPO_DIR, 'test', 'fixtures', 'mcp-spec')
 
 export class SpecSchemas {
   private readonly ajv = new Ajv2020({ strict: false, allErrors: true })
   private readonly loaded = new Set<string>()
   private readonly cache = new Map<string, ValidateFunction>()
 
-  constructor (private readonly specDir: string = join(findSharedDir(), 'mcp-spec')) {
+  constructor (private readonly specDir: string = SPEC_DIR) {
     addFormats(this.ajv)
   }
 

@@ -6,10 +6,10 @@ export default mcpCapabilities
 export type { McpCapabilitiesOptions, McpDecorator } from './plugin.js'
 export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerRequest } from './options.js'
 
-export { buildCapabilities, TASKS_EXTENSION } from './capabilities.js'
-export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'
-export { McpError, ErrorCode } from './mcp-error.js'
-export { inputRequired, InputRequiredSignal } from './client-requests.js'
+export { buildCapabilities, TASKS_EXTENSION } from './capabilities/build.js'
+export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities/build.js'
+export { McpError, ErrorCode } from './protocol/mcp-error.js'
+export { inputRequired, InputRequiredSignal } from './input/client-requests.js'
 export type {
   ClientRequestOptions,
   CreateMessageParams,
@@ -21,18 +21,18 @@ export type {
   ListRootsResult,
   Root,
   SamplingMessage
-} from './client-requests.js'
-export type { Era, HandlerName } from './methods.js'
-export type { ServerModule, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './server-module.js'
-export { MODERN_VERSIONS, LEGACY_VERSIONS } from './versions.js'
-export { LOG_LEVELS } from './log-level.js'
-export type { LogLevel } from './log-level.js'
-export type { SubscriptionFilter } from './subscriptions.js'
-export type { ParamHeaderMode } from './param-headers.js'
-export { canRunAsTask, runAsTask } from './tasks.js'
-export type { RunAsTaskOptions, TaskOwner } from './tasks.js'
+} from './protocol/client-requests.js'
+export type { Era, HandlerName } from './protocol/methods.js'
+export type { ServerModule, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
+export { MODERN_VERSIONS, LEGACY_VERSIONS } from './protocol/versions.js'
+export { LOG_LEVELS } from './protocol/log-level.js'
+export type { LogLevel } from './protocol/log-level.js'
+export type { SubscriptionFilter } from './streams/subscriptions.js'
+export type { ParamHeaderMode } from './options.js'
+export { canRunAsTask, runAsTask } from './tasks/service.js'
+export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
 export * as errors from './errors.js'
-export * as schemas from './schemas.js'
-export { parseDiscoverResult, parseImplementation } from './discover-result.js'
-export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './discover-result.js'
+export * as schemas from './protocol/schemas.js'
+export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'
+export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './protocol/discover-result.js'

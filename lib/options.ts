@@ -6,10 +6,9 @@
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
-import { DEFAULT_PARAM_HEADER_MODE, PARAM_HEADER_MODES, type ParamHeaderMode } from './param-headers.js'
-import type { CacheScope, Icon, Implementation } from './schemas.js'
-import type { ServerModule } from './server-module.js'
-import type { TaskLimits } from './task-store.js'
+import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
+import type { ServerModule } from './capabilities/server-module.js'
+import type { TaskLimits } from './tasks/store.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -27,6 +26,11 @@ export const MIN_REQUEST_STATE_SECRET_BYTES = 32
 /** The longest delay `setInterval` accepts. */
 const MAX_TIMER_MS = 2 ** 31 - 1
 
+/** When modern tools/call checks `Mcp-Param-*` headers (see lib/endpoint/param-headers.ts). */
+export const PARAM_HEADER_MODES = Object.freeze(['auto', 'always', 'never'] as const)
+export type ParamHeaderMode = typeof PARAM_HEADER_MODES[number]
+export const DEFAULT_PARAM_HEADER_MODE: ParamHeaderMode = 'auto'
+
 export const DEPLOYMENT_ERAS = Object.freeze(['legacy', 'modern', 'dual'] as const)
 export type DeploymentEra = typeof DEPLOYMENT_ERAS[number]
 
@@ -41,7 +45,7 @@ export interface TaskOptions {
   pollIntervalMs?: number
   /** Most tasks kept at once (finished ones are evicted first); default 1000. */
   maxTasks?: number
-  /** The authorization context a task is bound to; default a digest of the `Authorization` header. */
+  /** The authorization context a task is bound to; default the caller (lib/auth/caller.ts): the authenticated principal, else a digest of the `Authorization` header. */
   owner?: (request: FastifyRequest) => string
 }
 
@@ -95,7 +99,7 @@ export interface McpCapabilitiesOptions {
   /**
    * Modern tools/call: when to check `Mcp-Param-*` headers against the
    * arguments (the tools' `x-mcp-header` annotations, from `listTools`);
-   * default `'auto'` (see lib/param-headers.ts), `'always'`, `'never'`.
+   * default `'auto'` (see lib/endpoint/param-headers.ts), `'always'`, `'never'`.
    */
   validateParamHeaders?: ParamHeaderMode
 }

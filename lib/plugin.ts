@@ -7,26 +7,28 @@
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
-import { installJsonParser } from './body-parser.js'
-import type { LegacyServerCapabilities, ModernServerCapabilities } from './capabilities.js'
-import { createEndpointState, sendAccepted, sendError } from './endpoint-state.js'
-import { endpointErrorHandler } from './error-handler.js'
+import { installJsonParser } from './endpoint/body-parser.js'
+import type { LegacyServerCapabilities, ModernServerCapabilities } from './capabilities/build.js'
+import { createEndpointState } from './endpoint/state.js'
+import { sendAccepted, sendError } from './response/reply.js'
+import { endpointErrorHandler } from './endpoint/error-handler.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
-import { classifyMessage } from './jsonrpc.js'
-import { createLegacyHandler } from './legacy.js'
-import { ErrorCode } from './mcp-error.js'
-import { createModernHandler, isModernRequest, META_PROTOCOL_VERSION } from './modern.js'
+import { classifyMessage } from './protocol/jsonrpc.js'
+import { createLegacyHandler } from './endpoint/legacy.js'
+import { ErrorCode } from './protocol/mcp-error.js'
+import { createModernHandler, isModernRequest } from './endpoint/modern.js'
+import { META_PROTOCOL_VERSION } from './protocol/meta.js'
 import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type ServerInfo } from './options.js'
-import { PendingRequests } from './pending-requests.js'
-import { checkRequestSource } from './security.js'
-import { SubscriptionRegistry } from './subscriptions.js'
-import { TaskService } from './tasks.js'
-import { keepTickShapesAlive } from './tick-shapes.js'
-import { isModernVersion } from './versions.js'
+import { PendingRequests } from './input/pending-requests.js'
+import { checkRequestSource } from './endpoint/security.js'
+import { SubscriptionRegistry } from './streams/subscriptions.js'
+import { TaskService } from './tasks/service.js'
+import { keepTickShapesAlive } from './response/tick-shapes.js'
+import { isModernVersion } from './protocol/versions.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
 
-// As early as possible: a full GC before the first request could otherwise slow every request (see tick-shapes.ts).
+// As early as possible: a full GC before the first request could otherwise slow every request (see response/tick-shapes.ts).
 keepTickShapesAlive()
 
 /** What the plugin exposes on the Fastify instance as `fastify.mcp`. */

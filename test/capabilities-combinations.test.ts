@@ -1,5 +1,5 @@
 /**
- * Every combination of the handlers in lib/methods.ts (2^11), in both eras,
+ * Every combination of the handlers in lib/protocol/methods.ts (2^11), in both eras,
  * with the tasks extension on and off, each as own methods, inherited methods
  * and with non-function decoys for the absent ones. The expectation is derived
  * here from PROTOCOL.md section 2 and REQUIRED_HANDLERS, not from the code
@@ -10,8 +10,8 @@
  * unadvertised.
  */
 import t from 'tap'
-import { buildCapabilities, TASKS_EXTENSION } from '../lib/capabilities.js'
-import { type CapabilityName, type Era, type HandlerName, METHOD_ROUTES, REQUIRED_HANDLERS } from '../lib/methods.js'
+import { buildCapabilities, TASKS_EXTENSION } from '../lib/capabilities/build.js'
+import { type CapabilityName, type Era, type HandlerName, METHOD_ROUTES, REQUIRED_HANDLERS } from '../lib/protocol/methods.js'
 import { specValidator } from './helpers/spec-schema.js'
 
 const HANDLERS: readonly HandlerName[] = [
@@ -96,7 +96,7 @@ function isAdvertised (caps: Record<string, any>, cap: CapabilityName): boolean 
   return caps[cap] !== undefined
 }
 
-t.test('the test\'s own tables agree with lib/methods.ts', async (t) => {
+t.test('the test\'s own tables agree with lib/protocol/methods.ts', async (t) => {
   const fromRoutes = new Set(Object.values(METHOD_ROUTES).map((r) => r.handler))
   t.same([...fromRoutes].sort(), [...HANDLERS].sort(), 'every routed handler is combined')
   for (const [cap, trigger] of Object.entries(TRIGGER) as Array<[CapabilityName, HandlerName]>) {

@@ -3,7 +3,7 @@
  * plus its coded errors, class instances, freezing and determinism.
  */
 import t, { type Test } from 'tap'
-import { buildCapabilities, TASKS_EXTENSION } from '../lib/capabilities.js'
+import { buildCapabilities, TASKS_EXTENSION } from '../lib/capabilities/build.js'
 import { specValidator } from './helpers/spec-schema.js'
 
 const fn = (): void => {}

@@ -2,9 +2,10 @@ import t from 'tap'
 import fc from 'fast-check'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { parseDiscoverResult, SERVER_INFO_META_KEY } from '../lib/discover-result.js'
-import type { DiscoverResultParse, ParsedDiscoverResult } from '../lib/discover-result.js'
-import { SPEC_DIR } from './helpers/shared.js'
+import { parseDiscoverResult } from '../lib/protocol/discover-result.js'
+import { SERVER_INFO_META } from '../lib/protocol/meta.js'
+import type { DiscoverResultParse, ParsedDiscoverResult } from '../lib/protocol/discover-result.js'
+import { SPEC_DIR } from './helpers/paths.js'
 import { specValidator } from './helpers/spec-schemas.js'
 
 const validImplementation = specValidator('2026-07-28', 'Implementation')
@@ -111,15 +112,15 @@ t.test('every rule of PROTOCOL.md section 6', async t => {
     ['serverInfo absent (no _meta)', { _meta: undefined }, r => t.equal(r.serverInfo, null)],
     ['serverInfo absent (_meta without it)', { _meta: { other: 1 } }, r => t.equal(r.serverInfo, null)],
     ['serverInfo at the top level is not read', { serverInfo: { name: 'a', version: '1' } }, r => t.equal(r.serverInfo, null)],
-    ['serverInfo a string', { _meta: { [SERVER_INFO_META_KEY]: 'srv' } }, r => t.equal(r.serverInfo, null)],
-    ['serverInfo an array', { _meta: { [SERVER_INFO_META_KEY]: ['srv', '1'] } }, r => t.equal(r.serverInfo, null)],
-    ['serverInfo without name', { _meta: { [SERVER_INFO_META_KEY]: { version: '1' } } }, r => t.equal(r.serverInfo, null)],
-    ['serverInfo without version', { _meta: { [SERVER_INFO_META_KEY]: { name: 'srv' } } }, r => t.equal(r.serverInfo, null)],
-    ['serverInfo numeric version', { _meta: { [SERVER_INFO_META_KEY]: { name: 'srv', version: 1 } } }, r => t.equal(r.serverInfo, null)],
-    ['serverInfo minimal', { _meta: { [SERVER_INFO_META_KEY]: { name: 'srv', version: '1' } } }, r => t.same(r.serverInfo, { name: 'srv', version: '1' })],
+    ['serverInfo a string', { _meta: { [SERVER_INFO_META]: 'srv' } }, r => t.equal(r.serverInfo, null)],
+    ['serverInfo an array', { _meta: { [SERVER_INFO_META]: ['srv', '1'] } }, r => t.equal(r.serverInfo, null)],
+    ['serverInfo without name', { _meta: { [SERVER_INFO_META]: { version: '1' } } }, r => t.equal(r.serverInfo, null)],
+    ['serverInfo without version', { _meta: { [SERVER_INFO_META]: { name: 'srv' } } }, r => t.equal(r.serverInfo, null)],
+    ['serverInfo numeric version', { _meta: { [SERVER_INFO_META]: { name: 'srv', version: 1 } } }, r => t.equal(r.serverInfo, null)],
+    ['serverInfo minimal', { _meta: { [SERVER_INFO_META]: { name: 'srv', version: '1' } } }, r => t.same(r.serverInfo, { name: 'srv', version: '1' })],
     ['serverInfo full', {
       _meta: {
-        [SERVER_INFO_META_KEY]: {
+        [SERVER_INFO_META]: {
           name: 'srv',
           version: '1',
           title: 'Server',
@@ -138,7 +139,7 @@ t.test('every rule of PROTOCOL.md section 6', async t => {
     })],
     ['serverInfo malformed optional fields are dropped', {
       _meta: {
-        [SERVER_INFO_META_KEY]: {
+        [SERVER_INFO_META]: {
           name: 'srv',
           version: '1',
           title: 5,
@@ -185,13 +186,13 @@ t.test('non-object results are invalid', async t => {
 
 t.test('the whole _meta object and capabilities are kept by reference', async t => {
   const input = base()
-  const meta = { [SERVER_INFO_META_KEY]: { name: 'srv', version: '1' }, other: 'x' }
+  const meta = { [SERVER_INFO_META]: { name: 'srv', version: '1' }, other: 'x' }
   input._meta = meta
   const r = ok(parseDiscoverResult(input))
   t.equal(r.meta, meta)
   t.equal(r.capabilities, input.capabilities)
   t.not(r.supportedVersions, input.supportedVersions, 'supportedVersions is a copy')
-  t.not(r.serverInfo, meta[SERVER_INFO_META_KEY], 'serverInfo is a clean copy')
+  t.not(r.serverInfo, meta[SERVER_INFO_META], 'serverInfo is a clean copy')
 })
 
 t.test('spec examples are accepted with their values', async t => {
@@ -212,7 +213,7 @@ t.test('spec examples are accepted with their values', async t => {
     t.equal(r.ttlMs, example.ttlMs, `${name}: ttlMs`)
     t.equal(r.cacheScope, example.cacheScope, `${name}: cacheScope`)
     t.equal(r.instructions, example.instructions ?? null, `${name}: instructions`)
-    t.strictSame(r.serverInfo, example._meta?.[SERVER_INFO_META_KEY] ?? null, `${name}: serverInfo`)
+    t.strictSame(r.serverInfo, example._meta?.[SERVER_INFO_META] ?? null, `${name}: serverInfo`)
     t.equal(r.meta, example._meta, `${name}: meta`)
     // The mutated example is rejected
     t.equal(parseDiscoverResult({ ...example, supportedVersions: [1] }).ok, false, `${name}: mutated rejected`)
@@ -241,7 +242,7 @@ t.test('hostile inputs never throw', async t => {
   // A serverInfo whose name getter throws
   const info = { version: '1' }
   Object.defineProperty(info, 'name', { enumerable: true, get () { throw new Error('boom') } })
-  t.equal(ok(parseDiscoverResult({ ...base(), _meta: { [SERVER_INFO_META_KEY]: info } })).serverInfo, null)
+  t.equal(ok(parseDiscoverResult({ ...base(), _meta: { [SERVER_INFO_META]: info } })).serverInfo, null)
 
   // Proxies: every trap throws; a revoked proxy; a proxy as a nested value
   const evil = new Proxy({}, {
@@ -258,7 +259,7 @@ t.test('hostile inputs never throw', async t => {
   t.equal(parseDiscoverResult({ ...base(), capabilities: revoked }).ok, false)
   t.equal(parseDiscoverResult({ ...base(), supportedVersions: revoked }).ok, false)
   t.equal(ok(parseDiscoverResult({ ...base(), _meta: evil })).serverInfo, null)
-  t.equal(ok(parseDiscoverResult({ ...base(), _meta: { [SERVER_INFO_META_KEY]: evil } })).serverInfo, null)
+  t.equal(ok(parseDiscoverResult({ ...base(), _meta: { [SERVER_INFO_META]: evil } })).serverInfo, null)
   const arrayProxy = new Proxy(['2026-07-28'], { get (target, key) { if (key === 'length') throw new Error('len'); return Reflect.get(target, key) } })
   t.equal(parseDiscoverResult({ ...base(), supportedVersions: arrayProxy }).ok, false)
   // A proxy that answers honestly reads like the object it wraps
@@ -268,7 +269,7 @@ t.test('hostile inputs never throw', async t => {
   const cyclic: Record<string, unknown> = base()
   cyclic.self = cyclic
   ;(cyclic.capabilities as Record<string, unknown>).loop = cyclic
-  const meta: Record<string, unknown> = { [SERVER_INFO_META_KEY]: { name: 'srv', version: '1' } }
+  const meta: Record<string, unknown> = { [SERVER_INFO_META]: { name: 'srv', version: '1' } }
   meta.again = meta
   cyclic._meta = meta
   const r = ok(parseDiscoverResult(cyclic))
@@ -302,7 +303,7 @@ t.test('hostile inputs never throw', async t => {
   // Null-prototype objects throughout
   const bare = Object.assign(Object.create(null), base(), {
     capabilities: Object.create(null),
-    _meta: Object.assign(Object.create(null), { [SERVER_INFO_META_KEY]: Object.assign(Object.create(null), { name: 'n', version: 'v' }) })
+    _meta: Object.assign(Object.create(null), { [SERVER_INFO_META]: Object.assign(Object.create(null), { name: 'n', version: 'v' }) })
   })
   const r3 = ok(parseDiscoverResult(bare))
   t.same(r3.serverInfo, { name: 'n', version: 'v' })
@@ -371,7 +372,7 @@ const discoverLike = fc.record({
   instructions: fc.oneof(fc.string(), anyValue),
   ttlMs: fc.oneof(fc.nat(), fc.integer(), fc.double(), fc.constant(Number.MAX_SAFE_INTEGER), anyValue),
   cacheScope: fc.oneof(fc.constantFrom('public', 'private', 'Public', ' public'), anyValue),
-  _meta: fc.oneof({ arbitrary: fc.record({ [SERVER_INFO_META_KEY]: serverInfoArb }, { requiredKeys: [] }), weight: 3 }, anyValue)
+  _meta: fc.oneof({ arbitrary: fc.record({ [SERVER_INFO_META]: serverInfoArb }, { requiredKeys: [] }), weight: 3 }, anyValue)
 }, { requiredKeys: [] })
 
 t.test('property: discover-like objects', async t => {
@@ -390,7 +391,7 @@ t.test('property: discover-like objects', async t => {
     if (parsed.ok) {
       oks++
       const m = input._meta as Record<string, any> | undefined
-      const si = isPlainObject(m) ? m?.[SERVER_INFO_META_KEY] : undefined
+      const si = isPlainObject(m) ? m?.[SERVER_INFO_META] : undefined
       const expectInfo = isPlainObject(si) && typeof si.name === 'string' && typeof si.version === 'string'
       if ((parsed.result.serverInfo !== null) !== expectInfo) throw new Error('serverInfo presence')
       if (parsed.result.serverInfo !== null) {
@@ -406,7 +407,7 @@ t.test('property: discover-like objects', async t => {
 t.test('property: a kept websiteUrl or icon src is a valid uri (format checked)', async t => {
   let kept = 0
   fc.assert(fc.property(urlArb, url => {
-    const r = ok(parseDiscoverResult({ ...base(), _meta: { [SERVER_INFO_META_KEY]: { name: 'n', version: 'v', websiteUrl: url, icons: [{ src: url }] } } }))
+    const r = ok(parseDiscoverResult({ ...base(), _meta: { [SERVER_INFO_META]: { name: 'n', version: 'v', websiteUrl: url, icons: [{ src: url }] } } }))
     if (!validImplementation(r.serverInfo)) throw new Error(`invalid for ${JSON.stringify(url)}`)
     if (r.serverInfo?.websiteUrl !== undefined) kept++
   }), { numRuns: 3000 })

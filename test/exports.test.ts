@@ -7,7 +7,7 @@
 import t, { type Test } from 'tap'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { REPO_ROOT } from './helpers/shared.js'
+import { REPO_ROOT } from './helpers/paths.js'
 
 type Entry = Record<string, any>
 

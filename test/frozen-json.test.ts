@@ -1,5 +1,5 @@
 import t from 'tap'
-import { isImmutableData, jsonOf, memoizeImmutable } from '../lib/frozen-json.js'
+import { isImmutableData, jsonOf, memoizeImmutable } from '../lib/response/frozen-json.js'
 
 function deepFreeze<T> (value: T): T {
   if (value !== null && typeof value === 'object') {

@@ -1,5 +1,5 @@
 import t from 'tap'
-import { PairMemo } from '../lib/pair-memo.js'
+import { PairMemo } from '../lib/response/pair-memo.js'
 
 t.test('a repeated pair gets the value computed the first time, within the bound', async (t) => {
   let computed = 0

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { findHeaderMismatch } from '../lib/request-headers.js'
+import { findHeaderMismatch } from '../lib/endpoint/request-headers.js'
 
 t.test('remembered mismatch messages never mix up two pairs of values', async (t) => {
   const headers = (method: string, name: string) => ({ 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': '=?base64?' + Buffer.from(name).toString('base64') + '?=' })

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { errorResponse, errorResponseBody, prepareResult, preparedResponse } from '../lib/responses.js'
+import { errorResponse, errorResponseBody, prepareResult, preparedResponse } from '../lib/response/responses.js'
 
 const RESULT = { tools: [{ name: 'é', inputSchema: { type: 'object' } }], note: 'π ≈ 3.14' }
 

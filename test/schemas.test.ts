@@ -10,7 +10,7 @@ import Fastify from 'fastify'
 import fastJson from 'fast-json-stringify'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import * as S from '../lib/schemas.js'
+import * as S from '../lib/protocol/schemas.js'
 import { type SpecVersion, ourValidator, specExamples, specValidator } from './helpers/spec-schema.js'
 
 const DROP = Symbol('drop')

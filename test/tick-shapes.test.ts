@@ -1,6 +1,6 @@
 import { createHook } from 'node:async_hooks'
 import t from 'tap'
-import { keepTickShapesAlive, keptTickEntry } from '../lib/tick-shapes.js'
+import { keepTickShapesAlive, keptTickEntry } from '../lib/response/tick-shapes.js'
 import '../lib/index.js'
 
 function ownKeyNames (value: object): string[] {

@@ -3,9 +3,9 @@
  * speaks, with one modern `server/discover` request and, for a legacy
  * server, the `initialize` handshake.
  */
-import { parseDiscoverResult } from '../discover-result.js'
-import type { CacheScope, ParsedDiscoverResult, ServerInfo } from '../discover-result.js'
-import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../versions.js'
+import { parseDiscoverResult } from '../protocol/discover-result.js'
+import type { CacheScope, ParsedDiscoverResult, ServerInfo } from '../protocol/discover-result.js'
+import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../protocol/versions.js'
 import { classifyProbe } from './era.js'
 import {
   DiscoverAbortError,

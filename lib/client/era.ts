@@ -5,8 +5,8 @@
  * report the error); a 4xx without one means a legacy server (fall back to
  * `initialize`). Anything else is an error, never a guess.
  */
-import { ErrorCode } from '../mcp-error.js'
-import { isLegacyVersion, isModernVersion } from '../versions.js'
+import { ErrorCode } from '../protocol/mcp-error.js'
+import { isLegacyVersion, isModernVersion } from '../protocol/versions.js'
 import type { JsonRpcResponse } from './exchange.js'
 
 export type ProbeVerdict =

@@ -19,7 +19,7 @@ export {
   DiscoverInvalidResultError
 } from './errors.js'
 export type { DiscoverErrorKind } from './errors.js'
-export { parseDiscoverResult } from '../discover-result.js'
-export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerInfo, ServerIcon, CacheScope } from '../discover-result.js'
+export { parseDiscoverResult } from '../protocol/discover-result.js'
+export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerInfo, ServerIcon, CacheScope } from '../protocol/discover-result.js'
 export { sseEvents } from './sse.js'
 export type { SseEvent } from './sse.js'

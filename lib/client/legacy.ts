@@ -4,8 +4,8 @@
  * `notifications/initialized`, then (when the server opened a session) a
  * DELETE so a sessionful server does not keep state for a one-off probe.
  */
-import { parseImplementation } from '../discover-result.js'
-import type { ServerInfo } from '../discover-result.js'
+import { parseImplementation } from '../protocol/discover-result.js'
+import type { ServerInfo } from '../protocol/discover-result.js'
 import { DiscoverHttpError, DiscoverInvalidResultError, DiscoverJsonRpcError } from './errors.js'
 import { exchange, newRequestId } from './exchange.js'
 import type { FetchLike } from './exchange.js'

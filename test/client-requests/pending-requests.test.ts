@@ -4,8 +4,8 @@
  * and no timer outlives its request.
  */
 import t, { type Test } from 'tap'
-import { McpError } from '../../lib/mcp-error.js'
-import { PendingRequests, REQUEST_TIMEOUT_CODE } from '../../lib/pending-requests.js'
+import { McpError } from '../../lib/protocol/mcp-error.js'
+import { PendingRequests, REQUEST_TIMEOUT_CODE } from '../../lib/input/pending-requests.js'
 
 /** Counts the timers created and cleared while `fn` runs, and whether they were unref'd. */
 async function watchTimers (t: Test, fn: () => Promise<void>): Promise<{ created: number, cleared: number, unrefd: number }> {

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import fc from 'fast-check'
 import t from 'tap'
-import { canonicalJson, digest, RequestStateCodec } from '../../lib/request-state.js'
+import { canonicalJson, digest, RequestStateCodec } from '../../lib/input/request-state.js'
 
 const KEY_A = randomBytes(32)
 const KEY_B = randomBytes(32)

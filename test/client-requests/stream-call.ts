@@ -4,6 +4,7 @@
  * answers back as separate requests.
  */
 import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http'
+import { parseSseBlock, SseSplitter } from '../helpers/sse.js'
 
 export interface StreamCall {
   status: number
@@ -29,6 +30,7 @@ export function openCall (url: string, message: unknown, headers: Record<string,
       const queue: any[] = []
       const waiters: Array<(value: any) => void> = []
       let buffer = ''
+      const splitter = new SseSplitter()
       let done = false
       const endWaiters: Array<() => void> = []
       const sse = String(res.headers['content-type']).startsWith('text/event-stream')
@@ -39,15 +41,13 @@ export function openCall (url: string, message: unknown, headers: Record<string,
       }
       res.setEncoding('utf8')
       res.on('data', (chunk: string) => {
-        buffer += chunk
-        if (!sse) return
-        let cut = buffer.indexOf('\n\n')
-        while (cut !== -1) {
-          const event = buffer.slice(0, cut)
-          buffer = buffer.slice(cut + 2)
-          const data = event.split('\n').filter((l) => l.startsWith('data: ')).map((l) => l.slice(6)).join('\n')
-          if (data !== '') push(JSON.parse(data))
-          cut = buffer.indexOf('\n\n')
+        if (!sse) {
+          buffer += chunk
+          return
+        }
+        for (const block of splitter.push(chunk)) {
+          const event = parseSseBlock(block)
+          if (event.data !== undefined) push(event.data)
         }
       })
       const finish = (): void => {

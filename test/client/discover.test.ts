@@ -15,7 +15,7 @@ import {
   DiscoverNetworkError,
   DiscoverTimeoutError
 } from '../../lib/client/index.js'
-import { SPEC_DIR } from '../helpers/shared.js'
+import { SPEC_DIR } from '../helpers/paths.js'
 import { specValidator } from '../helpers/spec-schemas.js'
 import { discoverResult, fakeFetch, initializeResult, json, legacyServer, modernServer, sse } from './helpers/fake-fetch.js'
 import { serveNode } from './helpers/serve.js'

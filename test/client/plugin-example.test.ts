@@ -5,7 +5,7 @@
 import t from 'tap'
 import { discover, DiscoverCache, DiscoverJsonRpcError } from '../../lib/client/index.js'
 import { buildExampleServer } from '../../examples/server.js'
-import { LATEST_LEGACY_VERSION, MODERN_VERSIONS } from '../../lib/versions.js'
+import { LATEST_LEGACY_VERSION, MODERN_VERSIONS } from '../../lib/protocol/versions.js'
 
 async function start (era: 'legacy' | 'modern' | 'dual') {
   process.env.LOG_LEVEL = 'silent'

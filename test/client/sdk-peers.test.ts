@@ -4,7 +4,7 @@
  */
 import t from 'tap'
 import { discover, DiscoverCache, DiscoverJsonRpcError } from '../../lib/client/index.js'
-import { LATEST_LEGACY_VERSION, MODERN_VERSIONS } from '../../lib/versions.js'
+import { LATEST_LEGACY_VERSION, MODERN_VERSIONS } from '../../lib/protocol/versions.js'
 import { startV1, startV2, V1_INFO, V2_INFO } from './helpers/sdk-peers.js'
 import { specValidator } from '../helpers/spec-schemas.js'
 

@@ -5,9 +5,9 @@ import { join } from 'node:path'
 import t from 'tap'
 import { inferVersion, META_VERSION, modernMeta } from '../helpers/mcp-inject.js'
 import { responseProblems } from '../helpers/spec-schemas.js'
-import { SHARED_DIR } from '../helpers/shared.js'
+import { SPEC_DIR } from '../helpers/paths.js'
 
-const examples = join(SHARED_DIR, 'mcp-spec', '2026-07-28', 'examples')
+const examples = join(SPEC_DIR, '2026-07-28', 'examples')
 
 function example (type: string): unknown {
   const dir = join(examples, type)

@@ -5,40 +5,16 @@
  * reaches another client's listen stream.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { spawn } from 'node:child_process'
-import { join } from 'node:path'
 import t from 'tap'
-import { REPO_ROOT } from '../helpers/shared.js'
+import { startExample } from '../helpers/server-process.js'
+import { REPO_ROOT } from '../helpers/paths.js'
 
-const START_TIMEOUT_MS = 60_000
-
-async function startExample (era: string): Promise<{ url: URL, close: () => Promise<void> }> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: '0', MCP_ERA: era, LOG_LEVEL: 'info' }
-  delete env.NODE_OPTIONS // not the test runner's loaders
-  const child = spawn(process.execPath, ['--import', 'tsx', join(REPO_ROOT, 'examples', 'server.ts')], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] })
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
-  let output = ''
-  const url = await new Promise<URL>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`example did not start:\n${output}`)), START_TIMEOUT_MS)
-    const onData = (chunk: Buffer): void => {
-      output += chunk.toString()
-      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
-      if (match !== null) {
-        clearTimeout(timer)
-        resolve(new URL('/mcp', match[1]))
-      }
-    }
-    child.stdout.on('data', onData)
-    child.stderr.on('data', onData)
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`example exited with ${code}:\n${output}`)) })
+async function startNotesExample (era: string): Promise<{ url: URL, close: () => Promise<void> }> {
+  const started = await startExample(REPO_ROOT, 'server.ts', { MCP_ERA: era, LOG_LEVEL: 'info' }, (output) => {
+    const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
+    return match === null ? undefined : new URL('/mcp', match[1])
   })
-  return {
-    url,
-    close: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM')
-      await exited
-    }
-  }
+  return { url: started.ready, close: started.stop }
 }
 
 async function connect (url: URL, mode: 'auto' | { pin: string }): Promise<Client> {
@@ -49,7 +25,7 @@ async function connect (url: URL, mode: 'auto' | { pin: string }): Promise<Clien
 
 for (const era of ['dual', 'legacy', 'modern']) {
   t.test(`npm start (MCP_ERA=${era}): tools, resources, templates, prompts and completions through the SDK client`, async (t) => {
-    const example = await startExample(era)
+    const example = await startNotesExample(era)
     t.teardown(example.close)
     const client = await connect(example.url, 'auto')
     t.teardown(() => client.close())
@@ -87,7 +63,7 @@ for (const era of ['dual', 'legacy', 'modern']) {
 }
 
 t.test('npm start: a note added by one client reaches another client\'s listen stream', async (t) => {
-  const example = await startExample('dual')
+  const example = await startNotesExample('dual')
   t.teardown(example.close)
   const listener = await connect(example.url, { pin: '2026-07-28' })
   t.teardown(() => listener.close())

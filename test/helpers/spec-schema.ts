@@ -8,7 +8,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js'
 import type { ValidateFunction } from 'ajv'
 import addFormatsModule from 'ajv-formats'
 import type { TSchema } from '@sinclair/typebox'
-import { SHARED_DIR } from './shared.js'
+import { SPEC_DIR } from './paths.js'
 
 export type SpecVersion = '2025-11-25' | '2026-07-28'
 export { specValidator } from './spec-schemas.js'
@@ -31,7 +31,7 @@ export function ourValidator (schema: TSchema): ValidateFunction {
 
 /** The 2026-07-28 spec examples of a type, as `[file name, value]` pairs. */
 export function specExamples (type: string): Array<[string, unknown]> {
-  const dir = join(SHARED_DIR, 'mcp-spec', '2026-07-28', 'examples', type)
+  const dir = join(SPEC_DIR, '2026-07-28', 'examples', type)
   if (!existsSync(dir)) return []
   return readdirSync(dir)
     .filter((f) => f.endsWith('.json'))

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { Ajv, type ValidateFunction } from 'ajv'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
-import { SHARED_DIR } from './shared.js'
+import { SPEC_DIR } from './paths.js'
 
 export const SPEC_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', '2026-07-28'] as const
 export type SpecVersion = typeof SPEC_VERSIONS[number]
@@ -28,7 +28,7 @@ const draft2020 = new Ajv2020({ strict: false, allErrors: true })
 addFormats(draft07)
 addFormats(draft2020)
 for (const version of SPEC_VERSIONS) {
-  const schema = JSON.parse(readFileSync(join(SHARED_DIR, 'mcp-spec', version, 'schema.json'), 'utf8'))
+  const schema = JSON.parse(readFileSync(join(SPEC_DIR, version, 'schema.json'), 'utf8'))
   delete schema.$id
   ;(DRAFT_07.has(version) ? draft07 : draft2020).addSchema(schema, `mcp-${version}`)
 }

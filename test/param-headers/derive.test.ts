@@ -2,7 +2,7 @@
 // one case each, and the header-body comparison of "Server Validation".
 import fc from 'fast-check'
 import t from 'tap'
-import { annotationsOf, deriveParamHeaders, findParamHeaderMismatch, type ParamHeader } from '../../lib/param-headers.js'
+import { annotationsOf, deriveParamHeaders, findParamHeaderMismatch, type ParamHeader } from '../../lib/endpoint/param-headers.js'
 import { encodeHeaderValue } from '../helpers/mcp-inject.js'
 
 function derive (schema: unknown): { found: ParamHeader[], problems: string[] } {

@@ -5,6 +5,7 @@
 import http, { type IncomingMessage } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
+import { parseSseBlock, type SseEvent, SseSplitter } from '../helpers/sse.js'
 
 export const MODERN = '2026-07-28'
 export const SERVER_INFO = { name: 'streams-test', version: '1.0.0' }
@@ -45,20 +46,11 @@ export async function startApp (opts: TestOptions, setup?: (app: FastifyInstance
   return { app, port: address.port }
 }
 
-export interface SseEvent {
-  /** The text of a comment line (after the colon), for keep-alives. */
-  comment?: string
-  /** The parsed JSON of the event's data. */
-  data?: any
-  /** The raw event block, to check framing. */
-  raw: string
-}
-
 /** Reads an SSE response as it arrives; `next()` waits for the following event. */
 export class SseReader {
   readonly events: SseEvent[] = []
   readonly ended: Promise<void>
-  #buffer = ''
+  readonly #splitter = new SseSplitter()
   #cursor = 0
   #waiters: Array<() => void> = []
   #done = false
@@ -66,13 +58,7 @@ export class SseReader {
   constructor (readonly res: IncomingMessage) {
     res.setEncoding('utf8')
     res.on('data', (chunk: string) => {
-      this.#buffer += chunk
-      let end: number
-      while ((end = this.#buffer.indexOf('\n\n')) !== -1) {
-        const block = this.#buffer.slice(0, end)
-        this.#buffer = this.#buffer.slice(end + 2)
-        this.events.push(parseBlock(block))
-      }
+      for (const block of this.#splitter.push(chunk)) this.events.push(parseSseBlock(block))
       this.#wake()
     })
     this.ended = new Promise((resolve) => {
@@ -88,7 +74,7 @@ export class SseReader {
 
   /** Unparsed trailing text (should be empty once the stream ends). */
   get rest (): string {
-    return this.#buffer
+    return this.#splitter.rest
   }
 
   async next (timeoutMs = 3000): Promise<SseEvent> {
@@ -120,21 +106,7 @@ export class SseReader {
   }
 }
 
-function parseBlock (block: string): SseEvent {
-  const event: SseEvent = { raw: block }
-  const data: string[] = []
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) event.comment = line.slice(1).trim()
-    else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
-  }
-  if (data.length > 0) event.data = JSON.parse(data.join('\n'))
-  return event
-}
-
-/** Parses a complete SSE body. */
-export function parseSse (text: string): SseEvent[] {
-  return text.split('\n\n').filter((block) => block.length > 0).map(parseBlock)
-}
+export { parseSse, type SseEvent } from '../helpers/sse.js'
 
 export interface Posted {
   res: IncomingMessage

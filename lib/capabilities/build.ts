@@ -1,0 +1,272 @@
+/**
+ * Derives the `capabilities` object a server advertises from the handlers its
+ * module implements (PROTOCOL.md section 2). The endpoint routes with the same
+ * table (protocol/methods.ts), so what is advertised is exactly what is served.
+ */
+import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
+import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS } from '../protocol/methods.js'
+import type { CapabilitiesDeclaration, JsonObject } from './server-module.js'
+
+export const ERAS: readonly Era[] = Object.freeze(['legacy', 'modern'])
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+const DECLARABLE_KEYS: ReadonlySet<string> = new Set([
+  'tools', 'resources', 'prompts', 'completions', 'logging', 'experimental', 'extensions'
+])
+
+export interface BuildCapabilitiesOptions<E extends Era = Era> {
+  /** Which protocol era's shape to build; default `'legacy'`. */
+  era?: E
+  /** Advertise the tasks extension (modern era only); default `false`. */
+  tasks?: boolean
+}
+
+// ---------------------------------------------------------------------------
+// Types: the result type follows the module's type, so a module with only
+// `listTools` and `callTool` yields `{ tools: ... }` and no `prompts`.
+
+type HandlerState<M, K extends PropertyKey> =
+  K extends keyof M
+    ? undefined extends M[K]
+      ? 'maybe'
+      : M[K] extends (...args: any[]) => any ? 'yes' : 'no'
+    : 'no'
+
+type Field<S, T> = S extends 'yes' ? T : S extends 'maybe' ? T | undefined : never
+type Flatten<T> = { [K in keyof T as [T[K]] extends [never] ? never : K]: T[K] }
+type Optionalise<T> = Flatten<
+  { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } &
+  { [K in keyof T as undefined extends T[K] ? K : never]?: Exclude<T[K], undefined> }
+>
+
+// legacy `subscribe` follows the handler exactly: present, maybe, or absent
+type LegacyResources<M> = Optionalise<{
+  readonly listChanged: false
+  readonly subscribe: Field<HandlerState<M, 'subscribeResource'>, true>
+}>
+
+type LegacyShape<M> = Optionalise<{
+  tools: Field<HandlerState<M, 'listTools'>, { readonly listChanged: false }>
+  resources: Field<HandlerState<M, 'listResources'>, Readonly<LegacyResources<M>>>
+  prompts: Field<HandlerState<M, 'listPrompts'>, { readonly listChanged: false }>
+  completions: Field<HandlerState<M, 'complete'>, Readonly<JsonObject>>
+  logging: Field<HandlerState<M, 'setLogLevel'>, Readonly<JsonObject>>
+}>
+
+type ModernShape<M> = Optionalise<{
+  tools: Field<HandlerState<M, 'listTools'>, { readonly listChanged: true }>
+  resources: Field<HandlerState<M, 'listResources'>, { readonly listChanged: true, readonly subscribe: true }>
+  prompts: Field<HandlerState<M, 'listPrompts'>, { readonly listChanged: true }>
+  completions: Field<HandlerState<M, 'complete'>, Readonly<JsonObject>>
+  logging: Readonly<JsonObject>
+}> & { readonly extensions?: Readonly<Record<string, Readonly<JsonObject>>> }
+
+/** The general shape of a legacy (2024-11-05 .. 2025-11-25) `ServerCapabilities`. */
+export interface LegacyServerCapabilities {
+  readonly tools?: { readonly listChanged: boolean }
+  readonly resources?: { readonly listChanged: boolean, readonly subscribe?: boolean }
+  readonly prompts?: { readonly listChanged: boolean }
+  readonly completions?: Readonly<JsonObject>
+  readonly logging?: Readonly<JsonObject>
+  readonly experimental?: Readonly<Record<string, Readonly<JsonObject>>>
+}
+
+/** The general shape of a modern (2026-07-28) `ServerCapabilities`. */
+export interface ModernServerCapabilities {
+  readonly tools?: { readonly listChanged: boolean }
+  readonly resources?: { readonly listChanged: boolean, readonly subscribe?: boolean }
+  readonly prompts?: { readonly listChanged: boolean }
+  readonly completions?: Readonly<JsonObject>
+  readonly logging?: Readonly<JsonObject>
+  readonly experimental?: Readonly<Record<string, Readonly<JsonObject>>>
+  readonly extensions?: Readonly<Record<string, Readonly<JsonObject>>>
+}
+
+/** The capabilities type `buildCapabilities` returns for module type `M` in era `E`. */
+export type BuiltCapabilities<M, E extends Era> =
+  // a declaration (even an optional one) can switch anything off: general shape
+  'capabilities' extends keyof M
+    ? (E extends 'modern' ? ModernServerCapabilities : LegacyServerCapabilities)
+    : E extends 'modern'
+      ? Readonly<ModernShape<M>>
+      : E extends 'legacy'
+        ? Readonly<LegacyShape<M>>
+        : LegacyServerCapabilities | ModernServerCapabilities
+
+// ---------------------------------------------------------------------------
+
+interface Base {
+  tools?: JsonObject
+  resources?: JsonObject
+  prompts?: JsonObject
+  completions?: JsonObject | false
+  logging?: JsonObject | false
+  experimental?: Record<string, JsonObject>
+  extensions?: Record<string, JsonObject>
+}
+
+function isPlainObject (value: unknown): value is JsonObject {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+function deepFreeze<T> (value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    for (const key of Object.keys(value)) deepFreeze((value as JsonObject)[key])
+    Object.freeze(value)
+  }
+  return value
+}
+
+/** A JSON-safe copy of a declared sub-object (settings are data, never functions). */
+function copyObject (where: string, value: unknown): JsonObject {
+  if (!isPlainObject(value)) throw new FST_MCP_INVALID_CAPABILITIES(`"${where}" must be an object or false`)
+  let copy: unknown
+  try {
+    copy = JSON.parse(JSON.stringify(value))
+  } catch {
+    throw new FST_MCP_INVALID_CAPABILITIES(`"${where}" is not JSON data`)
+  }
+  return copy as JsonObject
+}
+
+function copyMap (where: string, value: unknown): Record<string, JsonObject> {
+  if (!isPlainObject(value)) throw new FST_MCP_INVALID_CAPABILITIES(`"${where}" must be an object of objects`)
+  const out: Record<string, JsonObject> = {}
+  for (const key of Object.keys(value)) out[key] = copyObject(`${where}.${key}`, value[key])
+  return out
+}
+
+function declaredBase (server: object, era: Era): Base {
+  const declared = (server as { capabilities?: unknown }).capabilities
+  const resolved: unknown = typeof declared === 'function' ? declared.call(server, { era }) : declared
+  if (!isPlainObject(resolved)) {
+    throw new FST_MCP_INVALID_CAPABILITIES('"capabilities" must be an object or a function returning one')
+  }
+  const decl = resolved as CapabilitiesDeclaration & JsonObject
+  for (const key of Object.keys(decl)) {
+    if (!DECLARABLE_KEYS.has(key)) {
+      throw new FST_MCP_INVALID_CAPABILITIES(`unknown capability "${key}" (known: ${[...DECLARABLE_KEYS].join(', ')})`)
+    }
+  }
+  const base: Base = {}
+  for (const key of ['tools', 'resources', 'prompts'] as const) {
+    const value = decl[key]
+    if (value !== undefined && value !== false) base[key] = copyObject(key, value)
+  }
+  for (const key of ['completions', 'logging'] as const) {
+    const value = decl[key]
+    if (value === false) base[key] = false
+    else if (value !== undefined) base[key] = copyObject(key, value)
+  }
+  if (decl.experimental !== undefined) base.experimental = copyMap('experimental', decl.experimental)
+  if (decl.extensions !== undefined) base.extensions = copyMap('extensions', decl.extensions)
+  return base
+}
+
+function derivedBase (server: object): Base {
+  const base: Base = {}
+  if (hasHandler(server, 'listTools')) base.tools = {}
+  if (hasHandler(server, 'listResources')) base.resources = {}
+  if (hasHandler(server, 'listPrompts')) base.prompts = {}
+  return base
+}
+
+function requireHandlers (server: object, capability: CapabilityName): void {
+  for (const handler of REQUIRED_HANDLERS[capability]) {
+    if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler)
+  }
+}
+
+/**
+ * Returns the frozen capabilities object advertised for `server` in `era`.
+ *
+ * - base set: the module's own `capabilities` (object, or function of `{ era }`)
+ *   when it has one, else tools/resources/prompts for each list handler;
+ * - legacy: `listChanged: false`; `resources.subscribe` iff `subscribeResource`;
+ *   `logging` iff `setLogLevel`; `completions` iff `complete`;
+ * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always
+ *   (each unless the declaration sets it `false`),
+ *   `completions` iff `complete`, the tasks extension iff `tasks`.
+ *
+ * Throws `FST_MCP_MISSING_HANDLER` when a capability would be advertised
+ * without the handlers that serve it.
+ */
+export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
+  server: M,
+  options: BuildCapabilitiesOptions<E> = {}
+): BuiltCapabilities<M, E> {
+  if (server === null || typeof server !== 'object' || Array.isArray(server)) {
+    throw new FST_MCP_INVALID_SERVER('expected an object whose methods are the MCP handlers')
+  }
+  if (options === null || typeof options !== 'object') {
+    throw new FST_MCP_INVALID_OPTION('options', 'must be an object')
+  }
+  // only an absent era defaults; null, '' and the like are rejected
+  const era: unknown = options.era === undefined ? 'legacy' : options.era
+  if (era !== 'legacy' && era !== 'modern') {
+    throw new FST_MCP_INVALID_ERA(String(era), ERAS.join(', '))
+  }
+  if (options.tasks !== undefined && typeof options.tasks !== 'boolean') {
+    throw new FST_MCP_INVALID_OPTION('tasks', 'must be a boolean')
+  }
+  const modern = era === 'modern'
+  const declared = (server as { capabilities?: unknown }).capabilities !== undefined
+  const base = declared ? declaredBase(server, era) : derivedBase(server)
+
+  const caps: JsonObject = {}
+  // legacy has no push channel; modern pushes unless the module said `false`
+  const listChanged = (set: JsonObject): boolean => modern && set.listChanged !== false
+
+  if (base.tools) {
+    requireHandlers(server, 'tools')
+    caps.tools = { ...base.tools, listChanged: listChanged(base.tools) }
+  }
+  if (base.resources) {
+    requireHandlers(server, 'resources')
+    const explicitSubscribe = base.resources.subscribe
+    const resources: JsonObject = { ...base.resources, listChanged: listChanged(base.resources) }
+    delete resources.subscribe
+    if (explicitSubscribe !== false) {
+      if (modern) {
+        // every modern endpoint answers subscriptions/listen
+        resources.subscribe = true
+      } else if (explicitSubscribe === true || hasHandler(server, 'subscribeResource')) {
+        requireHandlers(server, 'resources.subscribe')
+        resources.subscribe = true
+      }
+    }
+    caps.resources = resources
+  }
+  if (base.prompts) {
+    requireHandlers(server, 'prompts')
+    caps.prompts = { ...base.prompts, listChanged: listChanged(base.prompts) }
+  }
+
+  if (base.completions !== false && (base.completions !== undefined || hasHandler(server, 'complete'))) {
+    requireHandlers(server, 'completions')
+    caps.completions = base.completions ?? {}
+  }
+
+  if (base.logging !== false) {
+    if (modern) {
+      // any handler may emit notifications/message on a request that sets a logLevel
+      caps.logging = base.logging ?? {}
+    } else if (base.logging !== undefined || hasHandler(server, 'setLogLevel')) {
+      requireHandlers(server, 'logging')
+      caps.logging = base.logging ?? {}
+    }
+  }
+
+  if (base.experimental) caps.experimental = base.experimental
+
+  if (modern) {
+    const extensions: Record<string, JsonObject> = { ...base.extensions }
+    if (options.tasks === true) extensions[TASKS_EXTENSION] = extensions[TASKS_EXTENSION] ?? {}
+    else delete extensions[TASKS_EXTENSION]
+    if (Object.keys(extensions).length > 0) caps.extensions = extensions
+  }
+
+  return deepFreeze(caps) as BuiltCapabilities<M, E>
+}

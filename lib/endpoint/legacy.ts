@@ -1,0 +1,126 @@
+/**
+ * The legacy era (2024-11-05 .. 2025-11-25) over stateless Streamable HTTP
+ * (PROTOCOL.md section 4): `initialize`, `ping`, notifications, and the
+ * routed methods. In a modern-only deployment, every legacy request gets the
+ * "unsupported protocol version" error naming the modern versions, the only
+ * diagnostic a legacy client can show.
+ *
+ * Logging without sessions: the level of the last successful
+ * `logging/setLevel` applies to every later legacy request this endpoint
+ * serves (one level per endpoint and process, not per client); before any
+ * `logging/setLevel`, no log messages are sent.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { INPUT_METHODS } from '../protocol/client-requests.js'
+import { StreamClientRequests } from '../input/stream-client-requests.js'
+import { type EndpointState, isAdvertised } from './state.js'
+import { sendError, sendJson } from '../response/reply.js'
+import { RequestContext } from '../handler/request-context.js'
+import { invokeHandler, whenSettled } from '../handler/invoke.js'
+import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
+import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
+import { ErrorCode } from '../protocol/mcp-error.js'
+import { METHOD_ROUTES } from '../protocol/methods.js'
+import type { ServerInfo } from '../options.js'
+import type { PendingRequests } from '../input/pending-requests.js'
+import { RequestStream } from '../streams/request-stream.js'
+import { errorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
+import type { InitializeResult } from '../protocol/schemas.js'
+import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
+
+/** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
+const VERSION_WITHOUT_HEADER = '2025-03-26'
+const EMPTY_RESULT = prepareResult({})
+
+/** `Implementation` fields each legacy version defines; older clients get only theirs. */
+function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): ServerInfo {
+  const out: ServerInfo = { name: info.name, version: info.version }
+  if (version >= '2025-06-18' && info.title !== undefined) out.title = info.title
+  if (version >= '2025-11-25') {
+    if (info.description !== undefined) out.description = info.description
+    if (info.icons !== undefined) out.icons = info.icons
+    if (info.websiteUrl !== undefined) out.websiteUrl = info.websiteUrl
+  }
+  return out
+}
+
+export type EraHandler = (message: Extract<JsonRpcMessage, { kind: 'request' }>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
+
+export function createLegacyHandler (state: EndpointState, pending: PendingRequests): EraHandler {
+  const { options, capabilities } = state
+  const caps = capabilities.legacy
+  let logLevel: LogLevel | undefined
+
+  const initializeResults = new Map<string, PreparedResult>()
+  for (const version of LEGACY_VERSIONS) {
+    const result: InitializeResult = {
+      protocolVersion: version,
+      capabilities: caps,
+      serverInfo: serverInfoFor(version, options.serverInfo)
+    }
+    if (options.instructions !== undefined) result.instructions = options.instructions
+    initializeResults.set(version, prepareResult(result))
+  }
+
+  function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {
+    return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion,
+      `Unsupported protocol version ${requested}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
+      { supported: [...MODERN_VERSIONS], requested })
+  }
+
+  // Not async: initialize, ping and errors cost no promise.
+  return function handleLegacy (message, request, reply) {
+    const { id, method, params } = message
+    const header = request.headers['mcp-protocol-version']
+
+    if (method === 'initialize') {
+      const requested = params.protocolVersion
+      if (!state.serveLegacy) return unsupported(reply, id, typeof requested === 'string' ? requested : String(header ?? VERSION_WITHOUT_HEADER))
+      if (typeof requested !== 'string' || !isJsonObject(params.capabilities) || !isJsonObject(params.clientInfo)) {
+        return sendError(reply, 400, id, ErrorCode.InvalidParams,
+          'Invalid params: initialize needs protocolVersion (string), capabilities (object) and clientInfo (object)')
+      }
+      const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION
+      return sendJson(reply, 200, preparedResponse(id, initializeResults.get(version) as PreparedResult))
+    }
+
+    if (!state.serveLegacy) return unsupported(reply, id, typeof header === 'string' ? header : VERSION_WITHOUT_HEADER)
+
+    let protocolVersion: string = VERSION_WITHOUT_HEADER
+    if (header !== undefined) {
+      if (!isLegacyVersion(header)) {
+        return sendError(reply, 400, id, ErrorCode.InvalidRequest,
+          `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${LEGACY_VERSIONS.join(', ')})`)
+      }
+      protocolVersion = header
+    }
+
+    if (method === 'ping') return sendJson(reply, 200, preparedResponse(id, EMPTY_RESULT))
+
+    const route = METHOD_ROUTES[method]
+    if (route === undefined || !route.eras.includes('legacy') || !isAdvertised(caps, route.capability)) {
+      return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+    }
+    if (method === 'logging/setLevel' && !isLogLevel(params.level)) {
+      return sendError(reply, 200, id, ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`)
+    }
+    const meta = params._meta
+    const stream = new RequestStream(request, reply, {
+      progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
+      logLevel: caps.logging !== undefined ? logLevel : undefined,
+      progressMessage: protocolVersion !== '2024-11-05'
+    })
+    const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
+    const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
+    return whenSettled(invokeHandler(options.server, route, params, ctx), (outcome) => {
+      if (outcome.ok && outcome.result.resultType === 'input_required') {
+        // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
+        request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
+        return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
+      }
+      if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
+      if (method === 'logging/setLevel') logLevel = params.level as LogLevel
+      return stream.respond(200, resultResponse(id, outcome.result))
+    })
+  }
+}

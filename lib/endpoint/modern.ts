@@ -1,0 +1,225 @@
+/**
+ * The modern era (2026-07-28), stateless (PROTOCOL.md section 5): each
+ * request carries its version and client capabilities in `_meta`, headers
+ * must agree with the body, `server/discover` describes the server, and every
+ * result is stamped with `resultType`, `_meta.serverInfo` and, for list and
+ * read results, cache hints.
+ */
+import type { FastifyRequest } from 'fastify'
+import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
+import { TASKS_EXTENSION } from '../capabilities/build.js'
+import { INPUT_METHODS } from '../protocol/client-requests.js'
+import { createDiscoverResponder } from './discover.js'
+import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, SERVER_INFO_META } from '../protocol/meta.js'
+import { type EndpointState, isAdvertised } from './state.js'
+import { sendError, sendJson } from '../response/reply.js'
+import { RequestContext } from '../handler/request-context.js'
+import { type InputReplay, openInputRound } from '../input/input-replay.js'
+import { invokeHandler, type Outcome, whenSettled } from '../handler/invoke.js'
+import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
+import type { EraHandler } from './legacy.js'
+import { isLogLevel, LOG_LEVELS } from '../protocol/log-level.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import { METHOD_ROUTES, REMOVED_IN_MODERN } from '../protocol/methods.js'
+import { isImmutableData, jsonOf, memoizeImmutable } from '../response/frozen-json.js'
+import { ParamHeaderValidator } from './param-headers.js'
+import { findHeaderMismatch } from './request-headers.js'
+import { RequestStateCodec } from '../input/request-state.js'
+import { RequestStream } from '../streams/request-stream.js'
+import { appendFields, errorResponse, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse } from '../response/responses.js'
+import type { ResultMeta } from '../protocol/schemas.js'
+import type { ClientInfo, JsonObject } from '../capabilities/server-module.js'
+import { createListenResponder, type SubscriptionRegistry } from '../streams/subscriptions.js'
+import { declaresTasks, TASK_METHODS, type TaskService } from '../tasks/service.js'
+import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
+
+
+/** A request is modern when its `_meta` names a protocol version (PROTOCOL.md section 1). */
+export function isModernRequest (message: JsonRpcMessage): boolean {
+  if (message.kind !== 'request' && message.kind !== 'notification') return false
+  const meta = message.params._meta
+  return isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
+}
+
+/** HTTP status of a modern JSON-RPC error (the transport fixes these; others ride on 200). */
+export function modernErrorStatus (code: number): number {
+  switch (code) {
+    case ErrorCode.MethodNotFound: return 404
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+    case ErrorCode.InvalidParams:
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+      return 400
+    default: return 200
+  }
+}
+
+function isClientInfo (value: unknown): value is ClientInfo {
+  return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
+}
+
+/** Signs and completes an `input_required` result; only the methods that allow one may send it. */
+function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext): Outcome {
+  try {
+    if (replay === undefined) throw new Error(`an input_required result is not allowed on ${ctx.method}`)
+    return { ok: true, result: replay.seal(result) }
+  } catch (err) {
+    if (err instanceof McpError) return { ok: false, code: err.code, message: err.message, data: err.data }
+    ctx.logger.error({ err, method: ctx.method }, 'MCP input_required result could not be completed')
+    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  }
+}
+
+export function createModernHandler (state: EndpointState, subscriptions: SubscriptionRegistry, tasks?: TaskService): EraHandler {
+  const { options } = state
+  const caps = state.capabilities.modern
+  const respondDiscover = createDiscoverResponder(state)
+  const cacheHints = options.cache
+  const serverInfo = options.serverInfo
+  const respondListen = createListenResponder(subscriptions, caps)
+  const codec = new RequestStateCodec(options.requestStateKeys)
+  const paramHeaders = new ParamHeaderValidator(options.server, options.validateParamHeaders)
+
+  function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
+    const out: JsonObject = { ...result }
+    if (typeof out.resultType !== 'string') out.resultType = 'complete'
+    out._meta = isJsonObject(result._meta)
+      ? { ...result._meta, [SERVER_INFO_META]: serverInfo }
+      : { [SERVER_INFO_META]: serverInfo }
+    if (cacheable && out.resultType === 'complete') {
+      // A handler may set its own hints on a result; anything invalid falls back to the configured ones.
+      let configured: CacheHints | undefined
+      if (!isValidTtl(out.ttlMs)) out.ttlMs = (configured ??= resolveHints(cacheHints, request)).ttlMs
+      if (!isValidScope(out.cacheScope)) out.cacheScope = (configured ??= resolveHints(cacheHints, request)).cacheScope
+    }
+    return out
+  }
+
+  // The fields every complete modern result gains, serialised once.
+  const completeFields = '"resultType":"complete","_meta":' + prepareResult({ [SERVER_INFO_META]: serverInfo } satisfies ResultMeta).json
+  const hintFields = (hints: CacheHints): string => ',"ttlMs":' + String(hints.ttlMs) + ',"cacheScope":"' + hints.cacheScope + '"'
+  const staticHintFields = isStatic(cacheHints) ? hintFields(cacheHints) : undefined
+
+  // Immutable results whose stamp never varies (static or no hints): the response tail is prepared once.
+  const preparedCacheable = new WeakMap<object, PreparedResult | undefined>()
+  const preparedPlain = new WeakMap<object, PreparedResult | undefined>()
+  const prepareStamped = (fields: string) => (result: object): PreparedResult | undefined => {
+    const json = appendFields(jsonOf(result), completeFields + fields)
+    return json === undefined ? undefined : prepareJson(json)
+  }
+  const prepareCacheable = prepareStamped(staticHintFields ?? '')
+  const preparePlain = prepareStamped('')
+
+  /** The response carrying the stamped result; the common case splices text instead of copying the result. */
+  function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
+    if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
+      if (!cacheable || staticHintFields !== undefined) {
+        // Only immutable results are ever stored, so a hit needs no further check.
+        const cache = cacheable ? preparedCacheable : preparedPlain
+        const prepared = cache.get(result) ?? (isImmutableData(result)
+          ? memoizeImmutable(cache, result, cacheable ? prepareCacheable : preparePlain)
+          : undefined)
+        if (prepared !== undefined) return preparedResponse(id, prepared)
+      }
+      const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
+      const json = appendFields(jsonOf(result), completeFields + hints)
+      if (json !== undefined) return resultJsonResponse(id, json)
+    }
+    return resultJsonResponse(id, JSON.stringify(stamp(result, cacheable, request)))
+  }
+
+  // Not async: requests answered without a handler (discover, errors) cost no promise.
+  return function handleModern (message, request, reply) {
+    const { id, method, params } = message
+    const meta = params._meta as JsonObject
+    const version = meta[META_PROTOCOL_VERSION]
+    const clientCapabilities = meta[META_CLIENT_CAPABILITIES]
+
+    if (!state.serveModern) {
+      // Not a modern error code: a dual-era client reads this as "legacy server" and sends initialize.
+      return sendError(reply, 400, id, ErrorCode.InvalidRequest,
+        `Bad Request: this server speaks only the initialize-based protocol versions ${LEGACY_VERSIONS.join(', ')}`)
+    }
+    if (typeof version !== 'string' || !isJsonObject(clientCapabilities)) {
+      return sendError(reply, 400, id, ErrorCode.InvalidParams,
+        `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}" (string) and "${META_CLIENT_CAPABILITIES}" (object)`)
+    }
+
+    const route = METHOD_ROUTES[method]
+    let name: string | undefined
+    if (route?.nameParam !== undefined) {
+      const value = params[route.nameParam]
+      if (typeof value !== 'string') {
+        return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${route.nameParam}" must be a string`)
+      }
+      name = value
+    } else if (tasks !== undefined && TASK_METHODS.has(method)) {
+      // The tasks extension routes by task: `Mcp-Name` repeats `taskId`.
+      const value = params.taskId
+      if (typeof value !== 'string') return sendError(reply, 400, id, ErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string')
+      name = value
+    }
+    const mismatch = findHeaderMismatch(request.headers, version, method, name)
+    if (mismatch !== undefined) return sendError(reply, 400, id, ErrorCode.HeaderMismatch, mismatch)
+
+    if (!isModernVersion(version)) {
+      return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}`,
+        { supported: [...MODERN_VERSIONS], requested: version })
+    }
+
+    const logLevel = meta[META_LOG_LEVEL]
+    if (logLevel !== undefined && !isLogLevel(logLevel)) {
+      return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${META_LOG_LEVEL}" must be one of ${LOG_LEVELS.join(', ')}`)
+    }
+
+    if (method === 'server/discover') return sendJson(reply, 200, respondDiscover(id, request))
+    if (method === 'subscriptions/listen') {
+      const filter = params.notifications
+      if (tasks !== undefined && isJsonObject(filter) && filter.taskIds !== undefined && !declaresTasks(clientCapabilities)) {
+        return sendError(reply, 400, id, ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension',
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
+      }
+      return respondListen(id, params, reply)
+    }
+    if (tasks !== undefined && TASK_METHODS.has(method)) {
+      const outcome = tasks.respond(method, params, request, clientCapabilities)
+      return outcome.ok
+        ? sendJson(reply, 200, stampedResponse(id, outcome.result, false, request))
+        : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data)
+    }
+
+    if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
+      return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+    }
+
+    const clientInfo = isClientInfo(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : null
+    const progressToken = isRequestId(meta.progressToken) ? meta.progressToken : undefined
+    const streamedLevel = caps.logging !== undefined ? logLevel : undefined
+    // With neither a progress token nor a log level nothing can be streamed: the answer is plain JSON.
+    const stream = progressToken !== undefined || streamedLevel !== undefined
+      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel })
+      : undefined
+    let replay: InputReplay | undefined
+    if (INPUT_METHODS.has(method)) {
+      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs })
+      if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
+      replay = opened.replay
+    }
+    const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
+    // `runAsTask` in this handler may create a task.
+    if (tasks !== undefined && method === 'tools/call') tasks.bind(request)
+    const invoke = (): Outcome | Promise<Outcome> => invokeHandler(options.server, route, params, ctx)
+    return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
+      const outcome = settled.ok && settled.result.resultType === 'input_required'
+        ? completeInputRequired(settled.result, replay, ctx)
+        : settled
+      const status = outcome.ok ? 200 : modernErrorStatus(outcome.code)
+      const body = outcome.ok
+        ? stampedResponse(id, outcome.result, route.cacheable, request)
+        : errorResponse(id, outcome.code, outcome.message, outcome.data)
+      return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
+    })
+  }
+}

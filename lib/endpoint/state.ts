@@ -1,0 +1,35 @@
+/**
+ * Everything the endpoint computes once at registration: the capability
+ * objects of both eras and which eras are served.
+ */
+import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../capabilities/build.js'
+import type { CapabilityName } from '../protocol/methods.js'
+import type { ResolvedOptions } from '../options.js'
+
+export interface EndpointState {
+  readonly options: ResolvedOptions
+  readonly serveLegacy: boolean
+  readonly serveModern: boolean
+  readonly capabilities: {
+    readonly legacy: LegacyServerCapabilities
+    readonly modern: ModernServerCapabilities
+  }
+}
+
+export function createEndpointState (options: ResolvedOptions): EndpointState {
+  // Both shapes are built (and checked) whatever the era, so a module that
+  // could not be served in one era fails registration rather than a request.
+  const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
+  const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks }) as ModernServerCapabilities
+  return Object.freeze({
+    options,
+    serveLegacy: options.era !== 'modern',
+    serveModern: options.era !== 'legacy',
+    capabilities: Object.freeze({ legacy, modern })
+  })
+}
+
+export function isAdvertised (capabilities: LegacyServerCapabilities | ModernServerCapabilities, capability: CapabilityName): boolean {
+  if (capability === 'resources.subscribe') return capabilities.resources?.subscribe === true
+  return capabilities[capability] !== undefined
+}

@@ -1,0 +1,66 @@
+/**
+ * Calls a server module handler for a routed method and turns whatever
+ * happens into a result or a JSON-RPC error. Handler exceptions other than
+ * `McpError` are logged and answered with a generic internal error, so no
+ * internals leak to the client. A handler that answers synchronously gets a
+ * synchronous outcome: no promise, no microtask hop before the response.
+ */
+import { InputRequiredSignal } from '../input/client-requests.js'
+import { isJsonObject } from '../protocol/jsonrpc.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import type { MethodRoute } from '../protocol/methods.js'
+import type { HandlerContext, JsonObject, ServerModule } from '../capabilities/server-module.js'
+
+export type Outcome =
+  | { ok: true, result: JsonObject }
+  | { ok: false, code: number, message: string, data?: unknown }
+
+function isThenable (value: unknown): value is PromiseLike<unknown> {
+  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
+}
+
+function succeed (result: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
+  if (result === undefined || result === null) return { ok: true, result: {} }
+  if (!isJsonObject(result)) {
+    ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
+    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  }
+  return { ok: true, result }
+}
+
+function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
+  // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
+  if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
+  if (err instanceof McpError) {
+    return err.data === undefined
+      ? { ok: false, code: err.code, message: err.message }
+      : { ok: false, code: err.code, message: err.message, data: err.data }
+  }
+  ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
+  return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+}
+
+export function invokeHandler (
+  server: ServerModule,
+  route: MethodRoute,
+  params: JsonObject,
+  ctx: HandlerContext
+): Outcome | Promise<Outcome> {
+  const handler = server[route.handler]
+  if (typeof handler !== 'function') {
+    return { ok: true, result: { ...route.fallbackResult } }
+  }
+  let result: unknown
+  try {
+    result = handler.call(server, params, ctx)
+  } catch (err) {
+    return fail(err, route, ctx)
+  }
+  if (!isThenable(result)) return succeed(result, route, ctx)
+  return Promise.resolve(result).then((value) => succeed(value, route, ctx), (err: unknown) => fail(err, route, ctx))
+}
+
+/** Applies `then` to an outcome now, or when it settles. */
+export function whenSettled<T> (outcome: Outcome | Promise<Outcome>, then: (outcome: Outcome) => T): T | Promise<T> {
+  return outcome instanceof Promise ? outcome.then(then) : then(outcome)
+}

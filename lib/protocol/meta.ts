@@ -1,0 +1,8 @@
+/** The `_meta` keys of 2026-07-28 requests and results (PROTOCOL.md sections 1 and 5). */
+
+export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
+export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'
+export const META_CLIENT_INFO = 'io.modelcontextprotocol/clientInfo'
+export const META_LOG_LEVEL = 'io.modelcontextprotocol/logLevel'
+/** On every modern result: the server's `Implementation`. */
+export const SERVER_INFO_META = 'io.modelcontextprotocol/serverInfo'

@@ -1,0 +1,277 @@
+/**
+ * TypeBox schemas of the wire messages the plugin sends and reads, with their
+ * static types, so each field is defined once and both validated and typed
+ * from here.
+ *
+ * Objects stay open (`additionalProperties: true`) wherever the spec is open:
+ * validation then accepts what the spec accepts, and fast-json-stringify (the
+ * Fastify response serializer) keeps fields the schema does not list instead
+ * of dropping them.
+ *
+ * Two deliberate differences from the spec's JSON Schemas:
+ * - `format: 'uri'` is left off (`websiteUrl`, icon `src`): those fields are
+ *   display-only, and TypeBox's `Value.Check` rejects every unregistered
+ *   format. Check outgoing URLs where they are configured.
+ * - request ids accept any number (JSON-RPC 2.0), not only integers, so an id
+ *   is always echoed as received.
+ */
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { SERVER_INFO_META } from './meta.js'
+
+const open = { additionalProperties: true } as const
+
+// ---------------------------------------------------------------------------
+// Building blocks
+
+/** Any JSON object (the spec's `JSONObject`). */
+export const JsonObject = Type.Record(Type.String(), Type.Unknown())
+export type JsonObject = Static<typeof JsonObject>
+
+/** A JSON-RPC request id; never null in MCP. */
+export const RequestId = Type.Union([Type.String(), Type.Number()])
+export type RequestId = Static<typeof RequestId>
+
+const JsonRpcVersion = Type.Literal('2.0')
+
+/** `"public"` may be shared across credentials, `"private"` never. */
+export const CacheScope = Type.Union([Type.Literal('public'), Type.Literal('private')])
+export type CacheScope = Static<typeof CacheScope>
+
+export const Icon = Type.Object({
+  src: Type.String(),
+  mimeType: Type.Optional(Type.String()),
+  sizes: Type.Optional(Type.Array(Type.String())),
+  theme: Type.Optional(Type.Union([Type.Literal('light'), Type.Literal('dark')]))
+}, open)
+export type Icon = Static<typeof Icon>
+
+/** `serverInfo` / `clientInfo`: who is on the other end (display only). */
+export const Implementation = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  title: Type.Optional(Type.String()),
+  description: Type.Optional(Type.String()),
+  icons: Type.Optional(Type.Array(Icon)),
+  websiteUrl: Type.Optional(Type.String())
+}, open)
+export type Implementation = Static<typeof Implementation>
+
+// ---------------------------------------------------------------------------
+// JSON-RPC 2.0 envelopes
+
+export const JsonRpcRequest = Type.Object({
+  jsonrpc: JsonRpcVersion,
+  id: RequestId,
+  method: Type.String(),
+  params: Type.Optional(JsonObject)
+}, open)
+export type JsonRpcRequest = Static<typeof JsonRpcRequest>
+
+export const JsonRpcNotification = Type.Object({
+  jsonrpc: JsonRpcVersion,
+  method: Type.String(),
+  params: Type.Optional(JsonObject)
+}, open)
+export type JsonRpcNotification = Static<typeof JsonRpcNotification>
+
+/** Any result: an open object (modern results also carry `resultType`). */
+export const Result = JsonObject
+export type Result = Static<typeof Result>
+
+/** A result response whose `result` has the given schema. */
+export function ResultResponseOf<T extends TSchema> (result: T) {
+  return Type.Object({
+    jsonrpc: JsonRpcVersion,
+    id: RequestId,
+    result
+  }, open)
+}
+
+export const JsonRpcResultResponse = ResultResponseOf(Result)
+export type JsonRpcResultResponse = Static<typeof JsonRpcResultResponse>
+
+export const JsonRpcError = Type.Object({
+  code: Type.Integer(),
+  message: Type.String(),
+  data: Type.Optional(Type.Unknown())
+}, open)
+export type JsonRpcError = Static<typeof JsonRpcError>
+
+/** An error response whose `error` has the given schema. */
+export function ErrorResponseOf<T extends TSchema> (error: T) {
+  return Type.Object({
+    jsonrpc: JsonRpcVersion,
+    // absent only when the request's id could not be read (parse error)
+    id: Type.Optional(RequestId),
+    error
+  }, open)
+}
+
+export const JsonRpcErrorResponse = ErrorResponseOf(JsonRpcError)
+export type JsonRpcErrorResponse = Static<typeof JsonRpcErrorResponse>
+
+/** Serializer schema for every error response the endpoint sends. */
+export const ErrorResponse = JsonRpcErrorResponse
+export type ErrorResponse = JsonRpcErrorResponse
+
+// ---------------------------------------------------------------------------
+// Capabilities
+
+const ListChanged = Type.Object({ listChanged: Type.Optional(Type.Boolean()) }, open)
+const ResourcesCapability = Type.Object({
+  listChanged: Type.Optional(Type.Boolean()),
+  subscribe: Type.Optional(Type.Boolean())
+}, open)
+const CapabilityMap = Type.Record(Type.String(), JsonObject)
+
+/** `capabilities` in a legacy (2024-11-05 .. 2025-11-25) `initialize` result. */
+export const LegacyServerCapabilities = Type.Object({
+  tools: Type.Optional(ListChanged),
+  resources: Type.Optional(ResourcesCapability),
+  prompts: Type.Optional(ListChanged),
+  completions: Type.Optional(JsonObject),
+  logging: Type.Optional(JsonObject),
+  experimental: Type.Optional(CapabilityMap)
+}, open)
+export type LegacyServerCapabilities = Static<typeof LegacyServerCapabilities>
+
+/** `capabilities` in a modern (2026-07-28) `server/discover` result. */
+export const ModernServerCapabilities = Type.Object({
+  tools: Type.Optional(ListChanged),
+  resources: Type.Optional(ResourcesCapability),
+  prompts: Type.Optional(ListChanged),
+  completions: Type.Optional(JsonObject),
+  logging: Type.Optional(JsonObject),
+  experimental: Type.Optional(CapabilityMap),
+  extensions: Type.Optional(CapabilityMap)
+}, open)
+export type ModernServerCapabilities = Static<typeof ModernServerCapabilities>
+
+/** What a client declares (either era's known keys; open like the spec). */
+export const ClientCapabilities = Type.Object({
+  roots: Type.Optional(Type.Object({ listChanged: Type.Optional(Type.Boolean()) }, open)),
+  sampling: Type.Optional(Type.Object({
+    context: Type.Optional(JsonObject),
+    tools: Type.Optional(JsonObject)
+  }, open)),
+  elicitation: Type.Optional(Type.Object({
+    form: Type.Optional(JsonObject),
+    url: Type.Optional(JsonObject)
+  }, open)),
+  experimental: Type.Optional(CapabilityMap),
+  extensions: Type.Optional(CapabilityMap)
+}, open)
+export type ClientCapabilities = Static<typeof ClientCapabilities>
+
+// ---------------------------------------------------------------------------
+// Legacy handshake
+
+export const InitializeRequestParams = Type.Object({
+  protocolVersion: Type.String(),
+  capabilities: ClientCapabilities,
+  clientInfo: Implementation,
+  _meta: Type.Optional(JsonObject)
+}, open)
+export type InitializeRequestParams = Static<typeof InitializeRequestParams>
+
+export const InitializeRequest = Type.Object({
+  jsonrpc: JsonRpcVersion,
+  id: RequestId,
+  method: Type.Literal('initialize'),
+  params: InitializeRequestParams
+}, open)
+export type InitializeRequest = Static<typeof InitializeRequest>
+
+export const InitializeResult = Type.Object({
+  protocolVersion: Type.String(),
+  capabilities: LegacyServerCapabilities,
+  serverInfo: Implementation,
+  instructions: Type.Optional(Type.String()),
+  _meta: Type.Optional(JsonObject)
+}, open)
+export type InitializeResult = Static<typeof InitializeResult>
+
+/** Serializer schema for the `initialize` response. */
+export const InitializeResponse = ResultResponseOf(InitializeResult)
+export type InitializeResponse = Static<typeof InitializeResponse>
+
+// ---------------------------------------------------------------------------
+// Modern (2026-07-28)
+
+export const PROTOCOL_VERSION_META = 'io.modelcontextprotocol/protocolVersion'
+export const CLIENT_CAPABILITIES_META = 'io.modelcontextprotocol/clientCapabilities'
+export const CLIENT_INFO_META = 'io.modelcontextprotocol/clientInfo'
+export const LOG_LEVEL_META = 'io.modelcontextprotocol/logLevel'
+
+/** Severity of a log message (RFC 5424 names). */
+export const LoggingLevel = Type.Union([
+  Type.Literal('debug'), Type.Literal('info'), Type.Literal('notice'), Type.Literal('warning'),
+  Type.Literal('error'), Type.Literal('critical'), Type.Literal('alert'), Type.Literal('emergency')
+])
+export type LoggingLevel = Static<typeof LoggingLevel>
+
+/** `params._meta` of every modern request. */
+export const ModernRequestMeta = Type.Object({
+  [PROTOCOL_VERSION_META]: Type.String(),
+  [CLIENT_CAPABILITIES_META]: ClientCapabilities,
+  [CLIENT_INFO_META]: Type.Optional(Implementation),
+  [LOG_LEVEL_META]: Type.Optional(LoggingLevel)
+}, open)
+export type ModernRequestMeta = Static<typeof ModernRequestMeta>
+
+export const DiscoverRequest = Type.Object({
+  jsonrpc: JsonRpcVersion,
+  id: RequestId,
+  method: Type.Literal('server/discover'),
+  params: Type.Object({ _meta: ModernRequestMeta }, open)
+}, open)
+export type DiscoverRequest = Static<typeof DiscoverRequest>
+
+/** `_meta` of every modern result. */
+export const ResultMeta = Type.Object({
+  [SERVER_INFO_META]: Type.Optional(Implementation)
+}, open)
+export type ResultMeta = Static<typeof ResultMeta>
+
+export const DiscoverResult = Type.Object({
+  // a discover result is never `input_required`
+  resultType: Type.Literal('complete'),
+  supportedVersions: Type.Array(Type.String()),
+  capabilities: ModernServerCapabilities,
+  instructions: Type.Optional(Type.String()),
+  ttlMs: Type.Integer({ minimum: 0 }),
+  cacheScope: CacheScope,
+  _meta: Type.Optional(ResultMeta)
+}, open)
+export type DiscoverResult = Static<typeof DiscoverResult>
+
+/** Serializer schema for the `server/discover` response. */
+export const DiscoverResponse = ResultResponseOf(DiscoverResult)
+export type DiscoverResponse = Static<typeof DiscoverResponse>
+
+/** -32020: an HTTP header is missing or disagrees with the body (HTTP 400). */
+export const HeaderMismatchError = ErrorResponseOf(Type.Object({
+  code: Type.Literal(-32020),
+  message: Type.String(),
+  data: Type.Optional(Type.Unknown())
+}, open))
+export type HeaderMismatchError = Static<typeof HeaderMismatchError>
+
+/** -32021: the request lacks client capabilities the handler needs (HTTP 400). */
+export const MissingRequiredClientCapabilityError = ErrorResponseOf(Type.Object({
+  code: Type.Literal(-32021),
+  message: Type.String(),
+  data: Type.Object({ requiredCapabilities: ClientCapabilities }, open)
+}, open))
+export type MissingRequiredClientCapabilityError = Static<typeof MissingRequiredClientCapabilityError>
+
+/** -32022: the requested protocol version is not served (HTTP 400). */
+export const UnsupportedProtocolVersionError = ErrorResponseOf(Type.Object({
+  code: Type.Literal(-32022),
+  message: Type.String(),
+  data: Type.Object({
+    supported: Type.Array(Type.String()),
+    requested: Type.String()
+  }, open)
+}, open))
+export type UnsupportedProtocolVersionError = Static<typeof UnsupportedProtocolVersionError>

@@ -1,0 +1,45 @@
+/**
+ * `fastify-mcp-capabilities/redis`: the shared parts on Redis (ioredis, an
+ * optional peer dependency that only this entry loads), so any number of
+ * instances behind a plain load balancer serve as one.
+ *
+ *   import mcp from 'fastify-mcp-capabilities'
+ *   import { redisScale } from 'fastify-mcp-capabilities/redis'
+ *
+ *   await app.register(mcp, {
+ *     server, serverInfo, tasks: true,
+ *     requestStateSecret: process.env.MCP_REQUEST_STATE_SECRET,
+ *     scale: redisScale({ url: process.env.REDIS_URL, prefix: 'notes:' })
+ *   })
+ *
+ * `redisScale()` makes one connection pair (commands and subscriber) shared
+ * by its parts; the endpoint closes them when the app closes. Each part can
+ * also be built and given alone.
+ */
+import type { AnswerRouter } from '../scale/answer-router.js'
+import type { EventBus } from '../scale/event-bus.js'
+import { RedisAnswerRouter } from './answer-router.js'
+import { RedisConnection, type RedisConnectionOptions } from './connection.js'
+import { RedisEventBus } from './event-bus.js'
+
+export { RedisAnswerRouter } from './answer-router.js'
+export {
+  DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX,
+  RedisConnection, type RedisConnectionOptions, RedisUnavailableError
+} from './connection.js'
+export { RedisEventBus } from './event-bus.js'
+
+/** What the `scale` option takes: every shared part at once. */
+export interface RedisScale {
+  eventBus: EventBus
+  answerRouter: AnswerRouter
+}
+
+/** The event bus and the legacy answer router on one Redis (`url` or an ioredis `client`), under one key `prefix`. */
+export function redisScale (options: RedisConnectionOptions): RedisScale {
+  const connection = new RedisConnection(options)
+  return {
+    eventBus: new RedisEventBus(connection),
+    answerRouter: new RedisAnswerRouter(connection)
+  }
+}

@@ -1,0 +1,114 @@
+/**
+ * Writes JSON-RPC response bodies. Every fixed part (initialize and discover
+ * results, the modern `_meta.serverInfo`, static cache hints) is serialised
+ * once at registration; per request only the id and the handler's result (or
+ * error object) are serialised, with JSON.stringify: results are open
+ * objects, and nothing schema-compiled beats it on them. Nothing is compiled
+ * at import or registration either (fast-json-stringify and the Ajv it loads
+ * cost ~4 MB of heap at import and ~3 MB at registration, for values
+ * serialised once), which also keeps the startup heap small.
+ */
+import { jsonOf } from './frozen-json.js'
+import type { RequestId } from '../protocol/jsonrpc.js'
+import { PairMemo } from './pair-memo.js'
+
+/**
+ * A result serialised ahead of time: its JSON text, the encoded bytes of the
+ * response from `,"result":` to the end, so a response costs only the
+ * encoding of its id, and the whole responses to the ids it answered last.
+ */
+export interface PreparedResult {
+  readonly json: string
+  readonly tail: Buffer
+  readonly byId: Map<RequestId, Buffer>
+}
+
+/**
+ * Whole responses kept per prepared result. Clients reuse small ids (each new
+ * client starts its numbering again, a gateway probing `server/discover` sends
+ * the same one), so a repeated id costs no allocation or copy at all. Bounded
+ * in count and bytes, so a large result keeps few copies or none.
+ */
+const RESPONSES_PER_RESULT = 16
+const KEPT_BYTES_PER_RESULT = 256 * 1024
+const MAX_KEPT_ID_LENGTH = 40
+
+function prepareMember (member: 'result' | 'error', json: string): PreparedResult {
+  return Object.freeze({ json, tail: Buffer.from(',"' + member + '":' + json + '}'), byId: new Map<RequestId, Buffer>() })
+}
+
+/** Prepares a result from its JSON text. */
+export function prepareJson (json: string): PreparedResult {
+  return prepareMember('result', json)
+}
+
+/** Serialises a fixed value once (its shape is checked by its TypeBox static type where it is built). */
+export function prepareResult (result: object): PreparedResult {
+  return prepareJson(JSON.stringify(result))
+}
+
+/** A response around a result already serialised as JSON text. */
+export function resultJsonResponse (id: RequestId, resultJson: string): string {
+  return '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"result":' + resultJson + '}'
+}
+
+/**
+ * The response bytes for `id`. The returned Buffer may be shared with other
+ * responses to the same id: it is sent, never modified.
+ */
+export function preparedResponse (id: RequestId, prepared: PreparedResult): Buffer {
+  const kept = prepared.byId.get(id)
+  if (kept !== undefined) return kept
+  const idJson = JSON.stringify(id)
+  const head = '{"jsonrpc":"2.0","id":' + idJson
+  // A numeric id keeps the head ASCII: its length is its byte length, and latin1 writes it fastest.
+  const ascii = typeof id === 'number'
+  const headLength = ascii ? head.length : Buffer.byteLength(head)
+  const out = Buffer.allocUnsafe(headLength + prepared.tail.length)
+  out.write(head, 0, headLength, ascii ? 'latin1' : 'utf8')
+  prepared.tail.copy(out, headLength)
+  const room = Math.min(RESPONSES_PER_RESULT, Math.floor(KEPT_BYTES_PER_RESULT / out.length))
+  if (room > 0 && idJson.length <= MAX_KEPT_ID_LENGTH) {
+    // A full set starts over, so ids nobody repeats cannot crowd out those that are.
+    if (prepared.byId.size >= room) prepared.byId.clear()
+    prepared.byId.set(id, out)
+  }
+  return out
+}
+
+export function resultResponse (id: RequestId, result: object): string {
+  return resultJsonResponse(id, jsonOf(result))
+}
+
+/**
+ * The endpoint's own rejections without data, prepared per code and message:
+ * a client that makes a mistake (a header that disagrees with the body, say)
+ * tends to make it again, so a repeated rejection costs no more than a
+ * discover. Bounded. (Handler errors, whose messages vary, are not kept.)
+ */
+const preparedErrors = new PairMemo(32, (code: number, message: string): PreparedResult =>
+  prepareMember('error', JSON.stringify({ code, message })))
+
+/** A rejection's response as bytes to send: prepared when it carries an id and no data. */
+export function errorResponseBody (id: RequestId | undefined, code: number, message: string, data?: unknown): string | Buffer {
+  return id !== undefined && data === undefined
+    ? preparedResponse(id, preparedErrors.get(code, message))
+    : errorResponse(id, code, message, data)
+}
+
+export function errorResponse (id: RequestId | undefined, code: number, message: string, data?: unknown): string {
+  const error = JSON.stringify(data === undefined ? { code, message } : { code, message, data })
+  return id === undefined
+    ? '{"jsonrpc":"2.0","error":' + error + '}'
+    : '{"jsonrpc":"2.0","id":' + JSON.stringify(id) + ',"error":' + error + '}'
+}
+
+/**
+ * Adds fields to a result object's JSON text without copying the object:
+ * `{"a":1}` + `"b":2` gives `{"a":1,"b":2}`. Undefined when the text is not
+ * an object (a `toJSON` surprise), so the caller can take the slow path.
+ */
+export function appendFields (objectJson: string, fields: string): string | undefined {
+  if (objectJson.charCodeAt(0) !== 123 /* { */) return undefined
+  return objectJson.length === 2 ? '{' + fields + '}' : objectJson.slice(0, -1) + ',' + fields + '}'
+}

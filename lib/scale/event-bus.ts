@@ -1,0 +1,129 @@
+/**
+ * The event bus: how a change made through one instance reaches the
+ * `subscriptions/listen` streams held by every instance. `fastify.mcp.notify*()`
+ * and the tasks service publish typed MCP events; each endpoint's subscription
+ * registry subscribes once and fans each event out to its own streams
+ * (filtering, acknowledgement and `subscriptionId` stay local, so the bus
+ * carries one small message per change whatever the number of streams).
+ *
+ * `MemoryEventBus` is the default: one process, synchronous delivery, no
+ * setup. A shared implementation (the `./redis` entry's `RedisEventBus`, or
+ * your own) makes several instances behave as one.
+ */
+import type { JsonObject } from '../protocol/jsonrpc.js'
+
+export type ListName = 'tools' | 'prompts' | 'resources'
+
+export type McpEvent =
+  | { type: 'listChanged', list: ListName }
+  | { type: 'resourceUpdated', uri: string }
+  /** `task` is the wire Task object; only streams of the task's owner that listen to its id hear it. */
+  | { type: 'taskStatus', owner: string, task: JsonObject }
+
+export type McpEventListener = (event: McpEvent) => void
+
+export interface EventBus {
+  /**
+   * Delivers `event` to every subscriber of every instance sharing the bus;
+   * resolves once it is delivered (or accepted for delivery by the shared
+   * medium), rejects when it could not be.
+   */
+  publish (event: McpEvent): Promise<void>
+  /** Calls `listener` with every event published from now on; returns the function that stops it. */
+  subscribe (listener: McpEventListener): () => void
+  /** Releases what the bus holds (connections, listeners); later publishes deliver nothing. */
+  close (): Promise<void>
+  /**
+   * Optional: resolves once the bus can deliver (e.g. its connections are up),
+   * rejects when it cannot. The endpoint awaits it at registration, bounded.
+   */
+  ready?: () => Promise<void>
+}
+
+const LISTS: ReadonlySet<unknown> = new Set(['tools', 'prompts', 'resources'])
+
+function isPlainObject (value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** Whether `value` is a well-formed McpEvent (events arriving from a shared medium are checked before use). */
+export function isMcpEvent (value: unknown): value is McpEvent {
+  if (!isPlainObject(value)) return false
+  switch (value.type) {
+    case 'listChanged':
+      return LISTS.has(value.list)
+    case 'resourceUpdated':
+      return typeof value.uri === 'string'
+    case 'taskStatus':
+      return typeof value.owner === 'string' && isPlainObject(value.task) && typeof value.task.taskId === 'string' &&
+        typeof value.task.status === 'string'
+  }
+  return false
+}
+
+const DELIVERED: Promise<void> = Promise.resolve()
+
+/**
+ * Calls each listener in turn; one that throws does not keep the event from
+ * the others. Returns the first error thrown, if any.
+ */
+export function deliver (listeners: readonly McpEventListener[], event: McpEvent): unknown {
+  let failure: unknown
+  for (let i = 0; i < listeners.length; i++) {
+    try {
+      (listeners[i] as McpEventListener)(event)
+    } catch (err) {
+      failure ??= err
+    }
+  }
+  return failure
+}
+
+/**
+ * Listeners kept in an array replaced on every change (copy on write): a
+ * publish iterates a snapshot without allocating, and a listener that
+ * unsubscribes during delivery does not disturb it.
+ */
+export class ListenerList {
+  #listeners: readonly McpEventListener[] = []
+
+  get current (): readonly McpEventListener[] {
+    return this.#listeners
+  }
+
+  get size (): number {
+    return this.#listeners.length
+  }
+
+  add (listener: McpEventListener): () => void {
+    if (typeof listener !== 'function') throw new TypeError('subscribe(listener): listener must be a function')
+    // A wrapper per subscription: the same function subscribed twice is two subscriptions, each removed on its own.
+    const entry: McpEventListener = (event) => listener(event)
+    this.#listeners = [...this.#listeners, entry]
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== entry)
+    }
+  }
+
+  clear (): void {
+    this.#listeners = []
+  }
+}
+
+/** One process, synchronous delivery: every subscriber has heard the event when `publish` returns. */
+export class MemoryEventBus implements EventBus {
+  readonly #listeners = new ListenerList()
+
+  publish (event: McpEvent): Promise<void> {
+    const failure = deliver(this.#listeners.current, event)
+    return failure === undefined ? DELIVERED : Promise.reject(failure)
+  }
+
+  subscribe (listener: McpEventListener): () => void {
+    return this.#listeners.add(listener)
+  }
+
+  async close (): Promise<void> {
+    this.#listeners.clear()
+  }
+}

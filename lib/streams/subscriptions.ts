@@ -1,0 +1,212 @@
+/**
+ * `subscriptions/listen` (2026-07-28): long-lived SSE streams that carry the
+ * change notifications each client opted in to. The registry holds the open
+ * streams, indexed by what they listen to, so a notify call touches only the
+ * streams that asked. Every message on a stream carries the listen request's
+ * id as `_meta["io.modelcontextprotocol/subscriptionId"]`.
+ *
+ * One shared, unref'd timer writes keep-alive comments to streams that were
+ * quiet for a whole interval; it runs only while a stream is open. When the
+ * server closes, each stream gets the final `resultType: "complete"` response
+ * and ends.
+ */
+import type { FastifyReply } from 'fastify'
+import type { ModernServerCapabilities } from '../capabilities/build.js'
+import { SERVER_INFO_META } from '../protocol/meta.js'
+import { sendError } from '../response/reply.js'
+import { isJsonObject, type RequestId } from '../protocol/jsonrpc.js'
+import { ErrorCode } from '../protocol/mcp-error.js'
+import type { Implementation as ServerInfo } from '../protocol/schemas.js'
+import { SseStream } from './sse.js'
+
+export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
+
+/** The notification types a client may opt in to (the spec's `SubscriptionFilter`). */
+export interface SubscriptionFilter {
+  toolsListChanged?: boolean
+  promptsListChanged?: boolean
+  resourcesListChanged?: boolean
+  resourceSubscriptions?: string[]
+}
+
+export type ListKind = 'tools' | 'prompts' | 'resources'
+
+const LIST_FLAGS = Object.freeze([
+  ['tools', 'toolsListChanged'],
+  ['prompts', 'promptsListChanged'],
+  ['resources', 'resourcesListChanged']
+] as const)
+
+const LIST_METHODS: Readonly<Record<ListKind, string>> = Object.freeze({
+  tools: 'notifications/tools/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+  resources: 'notifications/resources/list_changed'
+})
+
+interface Subscription {
+  readonly sse: SseStream
+  /** The listen request id, serialised once. */
+  readonly idJson: string
+  readonly lists: readonly ListKind[]
+  readonly uris: readonly string[]
+  /** Written to since the last keep-alive tick. */
+  active: boolean
+}
+
+/** The filter of a listen request, or the reason it is not one. */
+export function parseFilter (value: unknown): SubscriptionFilter | string {
+  if (!isJsonObject(value)) return '"notifications" must be an object'
+  const filter: SubscriptionFilter = {}
+  for (const [, flag] of LIST_FLAGS) {
+    const requested = value[flag]
+    if (requested === undefined) continue
+    if (typeof requested !== 'boolean') return `"notifications.${flag}" must be a boolean`
+    filter[flag] = requested
+  }
+  const uris = value.resourceSubscriptions
+  if (uris !== undefined) {
+    if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) {
+      return '"notifications.resourceSubscriptions" must be an array of strings'
+    }
+    filter.resourceSubscriptions = uris
+  }
+  return filter
+}
+
+/** The part of a requested filter this server honours: only types its capabilities announce. */
+export function honouredFilter (requested: SubscriptionFilter, capabilities: ModernServerCapabilities): SubscriptionFilter {
+  const out: SubscriptionFilter = {}
+  for (const [kind, flag] of LIST_FLAGS) {
+    if (requested[flag] === true && capabilities[kind]?.listChanged === true) out[flag] = true
+  }
+  const uris = requested.resourceSubscriptions
+  if (uris !== undefined && uris.length > 0 && capabilities.resources?.subscribe === true) {
+    out.resourceSubscriptions = [...new Set(uris)]
+  }
+  return out
+}
+
+export class SubscriptionRegistry {
+  readonly #keepAliveMs: number
+  readonly #resultMetaTail: string
+  readonly #all = new Set<Subscription>()
+  readonly #lists: Record<ListKind, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
+  readonly #uris = new Map<string, Set<Subscription>>()
+  #timer: NodeJS.Timeout | undefined
+  #closed = false
+
+  /** `keepAliveMs: 0` sends no keep-alive comments. */
+  constructor (options: { keepAliveMs: number, serverInfo: Readonly<ServerInfo> }) {
+    this.#keepAliveMs = options.keepAliveMs
+    this.#resultMetaTail = ',' + JSON.stringify(SERVER_INFO_META) + ':' + JSON.stringify(options.serverInfo) + '}}}'
+  }
+
+  /** Open listen streams. */
+  get size (): number {
+    return this.#all.size
+  }
+
+  /** Starts the SSE response, acknowledges the honoured filter, and registers the stream. */
+  open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply): FastifyReply {
+    const sse = new SseStream(reply)
+    const idJson = JSON.stringify(id)
+    sse.send('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{' +
+      JSON.stringify(SUBSCRIPTION_ID_META) + ':' + idJson + '},"notifications":' + JSON.stringify(filter) + '}}')
+    if (this.#closed) {
+      sse.end(this.#finalResponse(idJson))
+      return reply
+    }
+    const lists = LIST_FLAGS.filter(([, flag]) => filter[flag] === true).map(([kind]) => kind)
+    const sub: Subscription = { sse, idJson, lists, uris: filter.resourceSubscriptions ?? [], active: true }
+    this.#add(sub)
+    sse.onClose(() => this.#remove(sub))
+    return reply
+  }
+
+  /** Sends `notifications/<kind>/list_changed` to every stream that asked for it; returns how many. */
+  notifyListChanged (kind: ListKind): number {
+    const head = '{"jsonrpc":"2.0","method":"' + LIST_METHODS[kind] + '","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
+    return this.#fanOut(this.#lists[kind], head, '}}}')
+  }
+
+  /** Sends `notifications/resources/updated` to every stream subscribed to `uri`; returns how many. */
+  notifyResourceUpdated (uri: string): number {
+    const subs = this.#uris.get(uri)
+    if (subs === undefined) return 0
+    const head = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
+    return this.#fanOut(subs, head, '},"uri":' + JSON.stringify(uri) + '}}')
+  }
+
+  /** Ends every stream with its final response; later listen requests are answered and ended at once. */
+  close (): void {
+    this.#closed = true
+    this.#stopTimer()
+    for (const sub of this.#all) {
+      this.#remove(sub)
+      sub.sse.end(this.#finalResponse(sub.idJson))
+    }
+  }
+
+  #finalResponse (idJson: string): string {
+    return '{"jsonrpc":"2.0","id":' + idJson + ',"result":{"resultType":"complete","_meta":{' +
+      JSON.stringify(SUBSCRIPTION_ID_META) + ':' + idJson + this.#resultMetaTail
+  }
+
+  #fanOut (subs: ReadonlySet<Subscription>, head: string, tail: string): number {
+    let sent = 0
+    for (const sub of subs) {
+      if (sub.sse.send(head + sub.idJson + tail)) {
+        sub.active = true
+        sent++
+      }
+    }
+    return sent
+  }
+
+  #add (sub: Subscription): void {
+    this.#all.add(sub)
+    for (const kind of sub.lists) this.#lists[kind].add(sub)
+    for (const uri of sub.uris) {
+      let subs = this.#uris.get(uri)
+      if (subs === undefined) this.#uris.set(uri, subs = new Set())
+      subs.add(sub)
+    }
+    if (this.#timer === undefined && this.#keepAliveMs > 0) {
+      this.#timer = setInterval(() => this.#keepAlive(), this.#keepAliveMs)
+      this.#timer.unref()
+    }
+  }
+
+  #remove (sub: Subscription): void {
+    if (!this.#all.delete(sub)) return
+    for (const kind of sub.lists) this.#lists[kind].delete(sub)
+    for (const uri of sub.uris) {
+      const subs = this.#uris.get(uri)
+      if (subs !== undefined && subs.delete(sub) && subs.size === 0) this.#uris.delete(uri)
+    }
+    if (this.#all.size === 0) this.#stopTimer()
+  }
+
+  #keepAlive (): void {
+    for (const sub of this.#all) {
+      if (!sub.active) sub.sse.comment()
+      sub.active = false
+    }
+  }
+
+  #stopTimer (): void {
+    if (this.#timer !== undefined) {
+      clearInterval(this.#timer)
+      this.#timer = undefined
+    }
+  }
+}
+
+/** Answers a `subscriptions/listen` request: checks its filter, then opens the stream. */
+export function createListenResponder (registry: SubscriptionRegistry, capabilities: ModernServerCapabilities) {
+  return function respondListen (id: RequestId, params: Record<string, unknown>, reply: FastifyReply): FastifyReply {
+    const filter = parseFilter(params.notifications)
+    if (typeof filter === 'string') return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: ${filter}`)
+    return registry.open(id, honouredFilter(filter, capabilities), reply)
+  }
+}
