@@ -5,9 +5,9 @@
  * module's own `getPrompt` and `readResource` (its `this`), so spreading both
  * results into one module completes both kinds of reference.
  */
-import { ErrorCode, McpError } from '../mcp-error.js'
-import type { HandlerContext } from '../server-module.js'
-import type { CompleteParams, CompleteResult } from './wire.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import type { HandlerContext } from '../capabilities/server-module.js'
+import type { CompleteParams, CompleteResult } from '../protocol/schemas.js'
 
 /** Most values one completion result may carry (the spec's limit). */
 export const MAX_COMPLETION_VALUES = 100

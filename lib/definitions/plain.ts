@@ -3,7 +3,7 @@
  * (`Kind`, `Optional`, ...) never reach a client, and a frozen list is one the
  * endpoint serialises once and serves as prepared bytes (lib/frozen-json.ts).
  */
-import { FST_MCP_INVALID_DEFINITION } from './errors.js'
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 
 export function deepFreeze<T> (value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {

@@ -8,16 +8,16 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { ErrorCode, McpError } from '../mcp-error.js'
-import type { Icon } from '../schemas.js'
-import type { HandlerContext, JsonObject } from '../server-module.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import type { Icon } from '../protocol/schemas.js'
+import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
-import { FST_MCP_INVALID_DEFINITION } from './errors.js'
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
 import { compileValidator, type Validator } from './validation.js'
-import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from './wire.js'
+import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
 /** A handler's answer: a whole result, or a text that becomes one user message. */
 export type PromptReturn = GetPromptResult | string

@@ -6,13 +6,13 @@
  * era's "resource not found"; variable completers feed `completion/complete`.
  */
 import { Value } from '@sinclair/typebox/value'
-import type { Icon } from '../schemas.js'
-import type { HandlerContext, JsonObject } from '../server-module.js'
+import type { Icon } from '../protocol/schemas.js'
+import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
-import { FST_MCP_INVALID_DEFINITION } from './errors.js'
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
-import { resourceNotFound } from './resource-not-found.js'
+import { resourceNotFound } from '../protocol/mcp-error.js'
 import { isThenable } from './thenable.js'
 import { parseUriTemplate, type TemplateVariableNames, type TemplateVariables, type UriTemplate } from './uri-template.js'
 import {
@@ -25,7 +25,7 @@ import {
   type ReadResourceResult,
   Resource,
   ResourceTemplate
-} from './wire.js'
+} from '../protocol/schemas.js'
 
 /** A `read` answer: a whole result, or the text of the one resource read (with the definition's `mimeType`). */
 export type ReadReturn = ReadResourceResult | string

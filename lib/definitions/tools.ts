@@ -7,15 +7,15 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
-import { ErrorCode, McpError } from '../mcp-error.js'
-import type { Icon } from '../schemas.js'
-import type { HandlerContext, JsonObject } from '../server-module.js'
-import { FST_MCP_INVALID_DEFINITION } from './errors.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import type { Icon } from '../protocol/schemas.js'
+import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
 import { compileValidator, type Validator } from './validation.js'
-import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from './wire.js'
+import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
 /** Tool names as the spec recommends them (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/

@@ -4,7 +4,7 @@
  * Operators and modifiers (`{+path}`, `{id*}`, `{a,b}`) are refused when the
  * resource is defined, so what matches is always what the template says.
  */
-import { FST_MCP_INVALID_DEFINITION } from './errors.js'
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 
 /** The variable names of a template, as a union of string literal types. */
 export type TemplateVariableNames<T extends string> =

@@ -8,7 +8,7 @@
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
-import { FST_MCP_INVALID_DEFINITION } from './errors.js'
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 
 export interface Validator<T = unknown> {

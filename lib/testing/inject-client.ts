@@ -5,12 +5,12 @@
  * is thrown as an `McpError` carrying the code, message, data and HTTP status.
  */
 import type { FastifyInstance, InjectOptions } from 'fastify'
-import { ErrorCode, McpError } from '../mcp-error.js'
-import type { Era } from '../methods.js'
-import { deriveParamHeaders, type ParamHeader } from '../param-headers.js'
-import type { DiscoverResult, InitializeResult } from '../schemas.js'
-import type { JsonObject } from '../server-module.js'
-import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../versions.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import type { Era } from '../protocol/methods.js'
+import { deriveParamHeaders, type ParamHeader } from '../endpoint/param-headers.js'
+import type { DiscoverResult, InitializeResult } from '../protocol/schemas.js'
+import type { JsonObject } from '../capabilities/server-module.js'
+import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../protocol/versions.js'
 import type {
   CallToolResult,
   CompleteParams,
@@ -21,7 +21,7 @@ import type {
   ListResourceTemplatesResult,
   ListToolsResult,
   ReadResourceResult
-} from '../definitions/wire.js'
+} from '../protocol/schemas.js'
 
 export interface InjectClientOptions<E extends Era = Era> {
   /** Which protocol era to speak; default `'modern'`. */

@@ -8,7 +8,7 @@ import { expectTypeOf } from 'expect-type'
 import { definePrompts } from '../../lib/definitions/prompts.js'
 import { defineResources } from '../../lib/definitions/resources.js'
 import { defineTools, toolError } from '../../lib/definitions/tools.js'
-import type { CallToolResult } from '../../lib/definitions/wire.js'
+import type { CallToolResult } from '../../lib/protocol/schemas.js'
 
 defineTools({
   add: {
