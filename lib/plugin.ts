@@ -12,7 +12,7 @@ import type { LegacyServerCapabilities, ModernServerCapabilities } from './capab
 import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
-import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
+import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION } from './errors.js'
 import { classifyMessage } from './protocol/jsonrpc.js'
 import { createLegacyHandler } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
@@ -22,6 +22,7 @@ import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type S
 import { PendingRequests } from './input/pending-requests.js'
 import { checkRequestSource } from './endpoint/security.js'
 import { SubscriptionRegistry } from './streams/subscriptions.js'
+import { type EventBus, MemoryEventBus } from './scale/event-bus.js'
 import { TaskService } from './tasks/service.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
 import { isModernVersion } from './protocol/versions.js'
@@ -84,8 +85,20 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const pending = new PendingRequests(options.clientRequestTimeoutMs)
   const handleLegacy = createLegacyHandler(state, pending)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
-  // The tasks extension's store: per endpoint, in memory, emptied when the app closes.
-  const tasks = options.tasks ? new TaskService(options.taskLimits, options.taskOwner) : undefined
+  // Task changes travel on the event bus: to the listen streams of every instance, and to the instance running the work.
+  const bus: EventBus = new MemoryEventBus()
+  bus.subscribe((event) => {
+    if (event.type === 'taskStatus') subscriptions.notifyTaskStatus(event.owner, event.task)
+  })
+  // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
+  let tasks: TaskService | undefined
+  if (options.tasks) {
+    try {
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
+    } catch (err) {
+      throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
   const handleModern = createModernHandler(state, subscriptions, tasks)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 
@@ -122,7 +135,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const closeAll = async (): Promise<void> => {
     subscriptions.close()
     pending.close()
-    tasks?.close()
+    await tasks?.close()
   }
   fastify.addHook('preClose', closeAll)
   fastify.addHook('onClose', closeAll)
