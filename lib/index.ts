@@ -8,7 +8,50 @@ export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerReques
 
 export { buildCapabilities, TASKS_EXTENSION } from './capabilities/build.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities/build.js'
-export { McpError, ErrorCode } from './protocol/mcp-error.js'
+export { McpError, ErrorCode, resourceNotFound } from './protocol/mcp-error.js'
+export { defineTools, toolError } from './definitions/tools.js'
+export type { DefinedTools, ToolDefinition, ToolArguments, ToolError, ToolReturn } from './definitions/tools.js'
+export { definePrompts } from './definitions/prompts.js'
+export type { DefinedPrompts, PromptDefinition, PromptArguments, PromptReturn } from './definitions/prompts.js'
+export { defineResources } from './definitions/resources.js'
+export type { DefinedResources, ResourceDefinition, ReadReturn } from './definitions/resources.js'
+export type { Completer, CompletionContext } from './definitions/completion.js'
+export type { TemplateVariables, TemplateVariableNames } from './definitions/uri-template.js'
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CallToolParams,
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  ContentBlock,
+  EmbeddedResource,
+  EmptyResult,
+  GetPromptParams,
+  GetPromptResult,
+  ImageContent,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  PaginatedParams,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+  ReadResourceParams,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceLink,
+  ResourceTemplate,
+  SetLevelParams,
+  SubscribeParams,
+  TextContent,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations
+} from './protocol/schemas.js'
 export { inputRequired, InputRequiredSignal } from './input/client-requests.js'
 export type {
   ClientRequestOptions,
@@ -32,6 +75,13 @@ export type { ParamHeaderMode } from './options.js'
 export { canRunAsTask, runAsTask } from './tasks/service.js'
 export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
+export type { AuthorizationOptions, AccessTokenVerifier, JwtOptions } from './auth/authorization-options.js'
+export type { AuthInfo } from './capabilities/auth-info.js'
+export type { VerifiedAccessToken } from './auth/auth-info.js'
+export { authInfoOf, InvalidTokenError } from './auth/auth-info.js'
+export type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
+export { REQUIRED_SCOPES } from './capabilities/scopes.js'
+export type { ScopeRequirement } from './capabilities/scopes.js'
 export * as errors from './errors.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'

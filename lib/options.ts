@@ -8,7 +8,8 @@ import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { ServerModule } from './capabilities/server-module.js'
-import type { TaskLimits } from './tasks/store.js'
+import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
+import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -31,6 +32,10 @@ export const DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER = 100
 /** Output queued for a slow SSE client before it is dropped, in bytes. */
 export const DEFAULT_MAX_STREAM_BUFFER_BYTES = 256 * 1024
 const MIN_STREAM_BUFFER_BYTES = 4096
+/** Default per-owner bound: a tenth of `maxTasks`, so one caller can never hold the whole store. */
+export const DEFAULT_OWNER_SHARE = 10
+export const DEFAULT_MAX_TASK_BYTES = 1024 * 1024
+export const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024
 /** HMAC-SHA256 keys shorter than its output weaken it. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
 /** The longest delay `setInterval` accepts. */
@@ -61,6 +66,18 @@ export interface TaskOptions {
    * refused with -32602 when the task is `required`.
    */
   maxArgumentBytes?: number
+  /** Most tasks one owner may have at once (its finished ones are evicted first); default a tenth of `maxTasks`, at least 1. */
+  maxTasksPerOwner?: number
+  /** Most bytes (JSON) one task may keep: its questions, answers and result; a larger result fails the task; default 1 MiB. */
+  maxTaskBytes?: number
+  /** Most bytes (JSON) all tasks together may keep (finished ones are evicted first); default 64 MiB. */
+  maxStoredBytes?: number
+  /**
+   * Where task records live: a function of the limits returning a `TaskStore`
+   * (`redisTaskStore()` from `fastify-mcp-capabilities/redis`, or your own);
+   * default one in-memory store per endpoint.
+   */
+  store?: TaskStoreFactory
   /** The authorization context a task is bound to; default the caller (lib/auth/caller.ts): the authenticated principal, else a digest of the `Authorization` header. */
   owner?: (request: FastifyRequest) => string
 }
@@ -132,6 +149,11 @@ export interface McpCapabilitiesOptions {
    * default `'auto'` (see lib/endpoint/param-headers.ts), `'always'`, `'never'`.
    */
   validateParamHeaders?: ParamHeaderMode
+  /**
+   * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
+   * request needs a bearer token issued for `resource` (see README, Authorization).
+   */
+  authorization?: AuthorizationOptions
 }
 
 export interface ResolvedCacheHints {
@@ -153,6 +175,7 @@ export interface ResolvedOptions {
   taskLimits: TaskLimits
   taskOwner: ((request: FastifyRequest) => string) | undefined
   taskMaxArgumentBytes: number
+  taskStore: TaskStoreFactory | undefined
   bodyLimit: number
   keepAliveMs: number
   requestStateKeys: readonly Buffer[]
@@ -163,13 +186,14 @@ export interface ResolvedOptions {
   maxListenStreamsPerCaller: number
   maxStreamBufferBytes: number
   validateParamHeaders: ParamHeaderMode
+  authorization: ResolvedAuthorization | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -281,20 +305,43 @@ function checkListenOptions (value: unknown): { maxStreams: number, maxStreamsPe
   }
 }
 
-function checkTaskOptions (value: unknown): { limits: TaskLimits, owner: ((request: FastifyRequest) => string) | undefined, maxArgumentBytes: number } {
-  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxArgumentBytes?, owner? }')
-  const { ttlMs, pollIntervalMs, maxTasks, owner, maxArgumentBytes } = value ?? {}
-  if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
-  if (maxTasks !== undefined && (typeof maxTasks !== 'number' || !Number.isSafeInteger(maxTasks) || maxTasks <= 0)) {
-    throw new FST_MCP_INVALID_OPTION('taskOptions.maxTasks', 'expected a positive integer')
+function checkCount (name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new FST_MCP_INVALID_OPTION(name, 'expected a positive integer')
+  return value
+}
+
+interface CheckedTaskOptions {
+  limits: TaskLimits
+  owner: ((request: FastifyRequest) => string) | undefined
+  store: TaskStoreFactory | undefined
+  maxArgumentBytes: number
+}
+
+function checkTaskOptions (value: unknown): CheckedTaskOptions {
+  if (value !== undefined && !isObject(value)) {
+    throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxTasksPerOwner?, maxTaskBytes?, maxStoredBytes?, maxArgumentBytes?, store?, owner? }')
   }
+  const { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, store, owner } = value ?? {}
+  if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
+  if (store !== undefined && typeof store !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('taskOptions.store', 'expected a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
+  }
+  const total = checkCount('taskOptions.maxTasks', maxTasks, DEFAULT_MAX_TASKS)
+  const taskBytes = checkCount('taskOptions.maxTaskBytes', maxTaskBytes, DEFAULT_MAX_TASK_BYTES)
+  const storedBytes = checkCount('taskOptions.maxStoredBytes', maxStoredBytes, Math.max(DEFAULT_MAX_STORED_BYTES, taskBytes))
+  if (storedBytes < taskBytes) throw new FST_MCP_INVALID_OPTION('taskOptions.maxStoredBytes', `expected at least taskOptions.maxTaskBytes (${taskBytes})`)
   return {
     limits: Object.freeze({
       ttlMs: checkMs('taskOptions.ttlMs', ttlMs, DEFAULT_TASK_TTL_MS, MAX_TIMER_MS),
       pollIntervalMs: checkMs('taskOptions.pollIntervalMs', pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS, MAX_TIMER_MS),
-      maxTasks: maxTasks ?? DEFAULT_MAX_TASKS
+      maxTasks: total,
+      maxTasksPerOwner: checkCount('taskOptions.maxTasksPerOwner', maxTasksPerOwner, Math.ceil(total / DEFAULT_OWNER_SHARE)),
+      maxTaskBytes: taskBytes,
+      maxStoredBytes: storedBytes
     }),
     owner: owner as ((request: FastifyRequest) => string) | undefined,
+    store: store as TaskStoreFactory | undefined,
     maxArgumentBytes: positiveInteger('taskOptions.maxArgumentBytes', maxArgumentBytes, DEFAULT_MAX_TASK_ARGUMENT_BYTES)
   }
 }
@@ -345,6 +392,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     taskLimits: taskOptions.limits,
     taskOwner: taskOptions.owner,
     taskMaxArgumentBytes: taskOptions.maxArgumentBytes,
+    taskStore: taskOptions.store,
     bodyLimit,
     keepAliveMs,
     requestStateKeys: checkSecrets(options.requestStateSecret),
@@ -354,6 +402,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     maxListenStreams: listen.maxStreams,
     maxListenStreamsPerCaller: listen.maxStreamsPerCaller,
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, DEFAULT_MAX_STREAM_BUFFER_BYTES, MIN_STREAM_BUFFER_BYTES),
-    validateParamHeaders: validateParamHeaders as ParamHeaderMode
+    validateParamHeaders: validateParamHeaders as ParamHeaderMode,
+    authorization: resolveAuthorization(options.authorization)
   }
 }
