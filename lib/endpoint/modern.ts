@@ -6,6 +6,7 @@
  * read results, cache hints.
  */
 import type { FastifyRequest } from 'fastify'
+import { callerOf } from '../auth/caller.js'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { TASKS_EXTENSION } from '../capabilities/build.js'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
@@ -78,7 +79,8 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const respondDiscover = createDiscoverResponder(state)
   const cacheHints = options.cache
   const serverInfo = options.serverInfo
-  const respondListen = createListenResponder(subscriptions, caps)
+  // Task notifications go to the streams of the task's owner, named the way the tasks service names it.
+  const respondListen = createListenResponder(subscriptions, caps, tasks !== undefined ? (request) => tasks.ownerOf(request) : callerOf)
   const codec = new RequestStateCodec(options.requestStateKeys)
   const paramHeaders = new ParamHeaderValidator(options.server, options.validateParamHeaders)
 
@@ -181,7 +183,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
         return sendError(reply, 400, id, ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension',
           { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
       }
-      return respondListen(id, params, reply)
+      return respondListen(id, params, request, reply)
     }
     if (tasks !== undefined && TASK_METHODS.has(method)) {
       const outcome = tasks.respond(method, params, request, clientCapabilities)
