@@ -57,3 +57,10 @@ export const FST_MCP_SCALE_UNAVAILABLE = createError<'FST_MCP_SCALE_UNAVAILABLE'
   'The shared state is not available at registration: %s',
   500
 )
+
+export const FST_MCP_INVALID_DEFINITION = createError<'FST_MCP_INVALID_DEFINITION', [string, string]>(
+  'FST_MCP_INVALID_DEFINITION',
+  'Invalid definition of %s: %s',
+  500,
+  TypeError
+)

@@ -10,7 +10,7 @@ import { type AnswerRouter, MemoryAnswerRouter } from './scale/answer-router.js'
 import { type EventBus, MemoryEventBus } from './scale/event-bus.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { ServerModule } from './capabilities/server-module.js'
-import type { TaskLimits } from './tasks/store.js'
+import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -23,6 +23,10 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
 export const DEFAULT_MAX_TASKS = 1000
+/** Default per-owner bound: a tenth of `maxTasks`, so one caller can never hold the whole store. */
+export const DEFAULT_OWNER_SHARE = 10
+export const DEFAULT_MAX_TASK_BYTES = 1024 * 1024
+export const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024
 /** HMAC-SHA256 keys shorter than its output weaken it. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
 /** The longest delay `setInterval` accepts. */
@@ -47,6 +51,18 @@ export interface TaskOptions {
   pollIntervalMs?: number
   /** Most tasks kept at once (finished ones are evicted first); default 1000. */
   maxTasks?: number
+  /** Most tasks one owner may have at once (its finished ones are evicted first); default a tenth of `maxTasks`, at least 1. */
+  maxTasksPerOwner?: number
+  /** Most bytes (JSON) one task may keep: its questions, answers and result; a larger result fails the task; default 1 MiB. */
+  maxTaskBytes?: number
+  /** Most bytes (JSON) all tasks together may keep (finished ones are evicted first); default 64 MiB. */
+  maxStoredBytes?: number
+  /**
+   * Where task records live: a function of the limits returning a `TaskStore`
+   * (`redisTaskStore()` from `fastify-mcp-capabilities/redis`, or your own);
+   * default one in-memory store per endpoint.
+   */
+  store?: TaskStoreFactory
   /** The authorization context a task is bound to; default the caller (lib/auth/caller.ts): the authenticated principal, else a digest of the `Authorization` header. */
   owner?: (request: FastifyRequest) => string
 }
@@ -60,6 +76,8 @@ export interface ScaleOptions {
   eventBus?: EventBus
   /** Carries a legacy client's POSTed answer to the instance whose request waits for it. */
   answerRouter?: AnswerRouter
+  /** Task records (`tasks: true`), like `taskOptions.store` (give it in one place only). */
+  taskStore?: TaskStoreFactory
 }
 
 export interface CacheHintOptions {
@@ -145,6 +163,7 @@ export interface ResolvedOptions {
   tasks: boolean
   taskLimits: TaskLimits
   taskOwner: ((request: FastifyRequest) => string) | undefined
+  taskStore: TaskStoreFactory | undefined
   bodyLimit: number
   keepAliveMs: number
   requestStateKeys: readonly Buffer[]
@@ -255,20 +274,42 @@ function checkMs (name: string, value: unknown, fallback: number, max: number): 
   return value
 }
 
-function checkTaskOptions (value: unknown): { limits: TaskLimits, owner: ((request: FastifyRequest) => string) | undefined } {
-  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, owner? }')
-  const { ttlMs, pollIntervalMs, maxTasks, owner } = value ?? {}
-  if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
-  if (maxTasks !== undefined && (typeof maxTasks !== 'number' || !Number.isSafeInteger(maxTasks) || maxTasks <= 0)) {
-    throw new FST_MCP_INVALID_OPTION('taskOptions.maxTasks', 'expected a positive integer')
+function checkCount (name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new FST_MCP_INVALID_OPTION(name, 'expected a positive integer')
+  return value
+}
+
+interface CheckedTaskOptions {
+  limits: TaskLimits
+  owner: ((request: FastifyRequest) => string) | undefined
+  store: TaskStoreFactory | undefined
+}
+
+function checkTaskOptions (value: unknown): CheckedTaskOptions {
+  if (value !== undefined && !isObject(value)) {
+    throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxTasksPerOwner?, maxTaskBytes?, maxStoredBytes?, store?, owner? }')
   }
+  const { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, store, owner } = value ?? {}
+  if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
+  if (store !== undefined && typeof store !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('taskOptions.store', 'expected a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
+  }
+  const total = checkCount('taskOptions.maxTasks', maxTasks, DEFAULT_MAX_TASKS)
+  const taskBytes = checkCount('taskOptions.maxTaskBytes', maxTaskBytes, DEFAULT_MAX_TASK_BYTES)
+  const storedBytes = checkCount('taskOptions.maxStoredBytes', maxStoredBytes, Math.max(DEFAULT_MAX_STORED_BYTES, taskBytes))
+  if (storedBytes < taskBytes) throw new FST_MCP_INVALID_OPTION('taskOptions.maxStoredBytes', `expected at least taskOptions.maxTaskBytes (${taskBytes})`)
   return {
     limits: Object.freeze({
       ttlMs: checkMs('taskOptions.ttlMs', ttlMs, DEFAULT_TASK_TTL_MS, MAX_TIMER_MS),
       pollIntervalMs: checkMs('taskOptions.pollIntervalMs', pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS, MAX_TIMER_MS),
-      maxTasks: maxTasks ?? DEFAULT_MAX_TASKS
+      maxTasks: total,
+      maxTasksPerOwner: checkCount('taskOptions.maxTasksPerOwner', maxTasksPerOwner, Math.ceil(total / DEFAULT_OWNER_SHARE)),
+      maxTaskBytes: taskBytes,
+      maxStoredBytes: storedBytes
     }),
-    owner: owner as ((request: FastifyRequest) => string) | undefined
+    owner: owner as ((request: FastifyRequest) => string) | undefined,
+    store: store as TaskStoreFactory | undefined
   }
 }
 
@@ -288,7 +329,7 @@ function checkPart<K extends keyof typeof PART_METHODS> (name: K, value: unknown
 /** The shared parts, from `scale` or given alone (not both). */
 function checkScale (options: Record<string, unknown>): { eventBus: EventBus | undefined, answerRouter: AnswerRouter | undefined } {
   const { scale } = options
-  if (scale !== undefined && !isObject(scale)) throw new FST_MCP_INVALID_OPTION('scale', 'expected an object { eventBus?, answerRouter? }, e.g. redisScale({ url })')
+  if (scale !== undefined && !isObject(scale)) throw new FST_MCP_INVALID_OPTION('scale', 'expected an object { eventBus?, answerRouter?, taskStore? }, e.g. redisScale({ url })')
   const parts: Record<keyof typeof PART_METHODS, unknown> = { eventBus: undefined, answerRouter: undefined }
   for (const name of Object.keys(PART_METHODS) as Array<keyof typeof PART_METHODS>) {
     const alone = options[name]
@@ -333,6 +374,15 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
   const { eventBus, answerRouter } = checkScale(options)
+  const scaleStore = isObject(options.scale) ? options.scale.taskStore : undefined
+  if (scaleStore !== undefined && typeof scaleStore !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('scale.taskStore', 'expected a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
+  }
+  if (scaleStore !== undefined && taskOptions.store !== undefined) {
+    throw new FST_MCP_INVALID_OPTION('taskOptions.store', 'given both here and as "scale.taskStore": give it once')
+  }
+  const taskStore = taskOptions.store ?? scaleStore as TaskStoreFactory | undefined
+  if (taskStore !== undefined && options.requestStateSecret === undefined && tasks) throw new FST_MCP_REQUEST_STATE_SECRET_REQUIRED('task store')
   const requestStateKeys = checkSecrets(options.requestStateSecret)
   // A part given here is shared by instances, unless it is one of the in-memory defaults.
   const sharedBus = eventBus !== undefined && !(eventBus instanceof MemoryEventBus)
@@ -352,6 +402,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     tasks,
     taskLimits: taskOptions.limits,
     taskOwner: taskOptions.owner,
+    taskStore,
     bodyLimit,
     keepAliveMs,
     requestStateKeys,

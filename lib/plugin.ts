@@ -19,7 +19,7 @@ import type { LegacyServerCapabilities, ModernServerCapabilities } from './capab
 import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
-import { FST_MCP_ALREADY_REGISTERED, FST_MCP_SCALE_UNAVAILABLE } from './errors.js'
+import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE } from './errors.js'
 import { classifyMessage } from './protocol/jsonrpc.js'
 import { createLegacyHandler, type LegacyLogging } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
@@ -135,8 +135,16 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     })
     return subscriptions.delivered - before
   }
-  // The tasks extension's store: per endpoint, in memory, emptied when the app closes.
-  const tasks = options.tasks ? new TaskService(options.taskLimits, options.taskOwner) : undefined
+  // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
+  let tasks: TaskService | undefined
+  if (options.tasks) {
+    try {
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
+    } catch (err) {
+      await closeParts()
+      throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
   const handleModern = createModernHandler(state, subscriptions, tasks)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 
@@ -165,7 +173,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const closeAll = async (): Promise<void> => {
     subscriptions.close()
     pending.close()
-    tasks?.close()
+    await tasks?.close()
     await closeParts()
   }
   fastify.addHook('preClose', closeAll)

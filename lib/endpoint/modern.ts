@@ -6,7 +6,6 @@
  * read results, cache hints.
  */
 import type { FastifyRequest } from 'fastify'
-import { callerOf } from '../auth/caller.js'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { TASKS_EXTENSION } from '../capabilities/build.js'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
@@ -79,8 +78,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const respondDiscover = createDiscoverResponder(state)
   const cacheHints = options.cache
   const serverInfo = options.serverInfo
-  // Task notifications go to the streams of the task's owner, named the way the tasks service names it.
-  const respondListen = createListenResponder(subscriptions, caps, tasks !== undefined ? (request) => tasks.ownerOf(request) : callerOf)
+  const respondListen = createListenResponder(subscriptions, caps)
   const codec = new RequestStateCodec(options.requestStateKeys)
   const paramHeaders = new ParamHeaderValidator(options.server, options.validateParamHeaders)
 
@@ -183,13 +181,23 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
         return sendError(reply, 400, id, ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension',
           { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
       }
-      return respondListen(id, params, request, reply)
+      // Task events reach only streams of the task's owner: the stream remembers whose it is.
+      let caller: string | undefined
+      if (tasks !== undefined) {
+        try {
+          caller = tasks.ownerOf(request)
+        } catch (err) {
+          request.log.error({ err }, 'MCP task owner could not be computed')
+          return sendError(reply, modernErrorStatus(ErrorCode.InternalError), id, ErrorCode.InternalError, 'Internal error')
+        }
+      }
+      return respondListen(id, params, reply, caller)
     }
     if (tasks !== undefined && TASK_METHODS.has(method)) {
-      const outcome = tasks.respond(method, params, request, clientCapabilities)
-      return outcome.ok
+      // The store may be remote: the answer waits for it (respond never rejects).
+      return tasks.respond(method, params, request, clientCapabilities).then((outcome) => outcome.ok
         ? sendJson(reply, 200, stampedResponse(id, outcome.result, false, request))
-        : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data)
+        : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data))
     }
 
     if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {

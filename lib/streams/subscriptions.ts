@@ -7,17 +7,15 @@
  *
  * The registry only writes to this process's streams; changes reach it
  * through the endpoint's event bus (lib/scale/event-bus.ts), so a change made
- * on any instance sharing the bus is heard here. Task status notifications
- * (`notifications/tasks`, tasks extension) go only to streams that listed the
- * task's id and belong to the task's owner.
+ * on any instance sharing the bus is heard here.
  *
  * One shared, unref'd timer writes keep-alive comments to streams that were
  * quiet for a whole interval; it runs only while a stream is open. When the
  * server closes, each stream gets the final `resultType: "complete"` response
  * and ends.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
-import { TASKS_EXTENSION, type ModernServerCapabilities } from '../capabilities/build.js'
+import type { FastifyReply } from 'fastify'
+import { type ModernServerCapabilities, TASKS_EXTENSION } from '../capabilities/build.js'
 import { SERVER_INFO_META } from '../protocol/meta.js'
 import { sendError } from '../response/reply.js'
 import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
@@ -33,9 +31,12 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean
   resourcesListChanged?: boolean
   resourceSubscriptions?: string[]
-  /** Tasks extension: the task ids whose status changes the client wants pushed. */
+  /** Tasks extension (SEP-2663): `notifications/tasks` for these task ids. */
   taskIds?: string[]
 }
+
+/** Most task ids one listen request may name. */
+export const MAX_LISTEN_TASK_IDS = 1000
 
 export type ListKind = 'tools' | 'prompts' | 'resources'
 
@@ -58,8 +59,8 @@ interface Subscription {
   readonly lists: readonly ListKind[]
   readonly uris: readonly string[]
   readonly taskIds: readonly string[]
-  /** Who opened the stream: task notifications go only to the task's owner. */
-  readonly caller: string
+  /** Who opened the stream (the tasks' owner function of its request): task events of other owners never reach it. */
+  readonly caller: string | undefined
   /** Written to since the last keep-alive tick. */
   active: boolean
 }
@@ -83,9 +84,8 @@ export function parseFilter (value: unknown): SubscriptionFilter | string {
   }
   const taskIds = value.taskIds
   if (taskIds !== undefined) {
-    if (!Array.isArray(taskIds) || !taskIds.every((id) => typeof id === 'string')) {
-      return '"notifications.taskIds" must be an array of strings'
-    }
+    if (!Array.isArray(taskIds) || !taskIds.every((taskId) => typeof taskId === 'string')) return '"notifications.taskIds" must be an array of strings'
+    if (taskIds.length > MAX_LISTEN_TASK_IDS) return `"notifications.taskIds" may name at most ${MAX_LISTEN_TASK_IDS} tasks`
     filter.taskIds = taskIds
   }
   return filter
@@ -101,6 +101,7 @@ export function honouredFilter (requested: SubscriptionFilter, capabilities: Mod
   if (uris !== undefined && uris.length > 0 && capabilities.resources?.subscribe === true) {
     out.resourceSubscriptions = [...new Set(uris)]
   }
+  // Every requested id is acknowledged (unknown ones too, so nothing tells whose tasks exist); delivery filters by owner.
   const taskIds = requested.taskIds
   if (taskIds !== undefined && taskIds.length > 0 && capabilities.extensions?.[TASKS_EXTENSION] !== undefined) {
     out.taskIds = [...new Set(taskIds)]
@@ -135,8 +136,8 @@ export class SubscriptionRegistry {
     return this.#delivered
   }
 
-  /** Starts the SSE response, acknowledges the honoured filter, and registers the stream of `caller`. */
-  open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply, caller: string): FastifyReply {
+  /** Starts the SSE response, acknowledges the honoured filter, and registers the stream (of `caller`, for task events). */
+  open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply, caller?: string): FastifyReply {
     const sse = new SseStream(reply)
     const idJson = JSON.stringify(id)
     sse.send('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{' +
@@ -167,21 +168,24 @@ export class SubscriptionRegistry {
   }
 
   /**
-   * Sends `notifications/tasks` (params: the wire Task) to the streams of
-   * `owner` that listen to the task's id; returns how many.
+   * Sends `notifications/tasks` (the task's wire view) to the streams of
+   * `owner` that listen to its id; returns how many.
    */
   notifyTaskStatus (owner: string, task: JsonObject): number {
-    const taskId = task.taskId
-    if (typeof taskId !== 'string') return 0
-    const subs = this.#tasks.get(taskId)
+    const subs = typeof task.taskId === 'string' ? this.#tasks.get(task.taskId) : undefined
     if (subs === undefined) return 0
-    const taskMeta = isJsonObject(task._meta) ? task._meta : {}
+    let body: string
+    try {
+      body = JSON.stringify(task)
+    } catch {
+      return 0
+    }
+    const head = '{"jsonrpc":"2.0","method":"notifications/tasks","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
+    const tail = body.length > 2 ? '},' + body.slice(1) + '}' : '}}}'
     let sent = 0
     for (const sub of subs) {
       if (sub.caller !== owner) continue
-      // Rare and few: built per stream, with the task's own _meta kept beside the subscription id.
-      const params = { ...task, _meta: { ...taskMeta, [SUBSCRIPTION_ID_META]: JSON.parse(sub.idJson) as RequestId } }
-      if (sub.sse.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/tasks', params }))) {
+      if (sub.sse.send(head + sub.idJson + tail)) {
         sub.active = true
         sent++
       }
@@ -265,27 +269,11 @@ export class SubscriptionRegistry {
   }
 }
 
-/**
- * Answers a `subscriptions/listen` request: checks its filter, then opens the
- * stream. `ownerOf` names the request's caller the way the tasks service names
- * a task's owner, so task notifications find their owner's streams.
- */
-export function createListenResponder (registry: SubscriptionRegistry, capabilities: ModernServerCapabilities,
-  ownerOf: (request: FastifyRequest) => string) {
-  return function respondListen (id: RequestId, params: Record<string, unknown>, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/** Answers a `subscriptions/listen` request: checks its filter, then opens the stream. */
+export function createListenResponder (registry: SubscriptionRegistry, capabilities: ModernServerCapabilities) {
+  return function respondListen (id: RequestId, params: Record<string, unknown>, reply: FastifyReply, caller?: string): FastifyReply {
     const filter = parseFilter(params.notifications)
     if (typeof filter === 'string') return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: ${filter}`)
-    const honoured = honouredFilter(filter, capabilities)
-    // Only task notifications need to know who listens; the owner function may be the user's.
-    let caller = ''
-    if (honoured.taskIds !== undefined) {
-      try {
-        caller = ownerOf(request)
-      } catch (err) {
-        request.log.error({ err }, 'MCP listen stream: the task owner could not be computed')
-        return sendError(reply, 200, id, ErrorCode.InternalError, 'Internal error')
-      }
-    }
-    return registry.open(id, honoured, reply, caller)
+    return registry.open(id, honouredFilter(filter, capabilities), reply, caller)
   }
 }

@@ -29,8 +29,8 @@ t.test('no package imports reachable from the client entry', async t => {
   }
   t.same(packages, [], 'no package (fastify included) is imported')
   const reached = [...seen].map(f => f.slice(libDir.length + 1)).sort()
-  t.ok(reached.includes('discover-result.ts') && reached.includes('client/discover.ts'), `reached: ${reached.join(', ')}`)
-  t.notOk(reached.some(f => ['plugin.ts', 'index.ts', 'errors.ts', 'server-module.ts', 'capabilities.ts'].includes(f)), 'no server-side module')
+  t.ok(reached.includes('protocol/discover-result.ts') && reached.includes('client/discover.ts'), `reached: ${reached.join(', ')}`)
+  t.same(reached.filter(f => !f.startsWith('client/') && !f.startsWith('protocol/')), [], 'nothing but the client and the wire protocol (no server-side module)')
 })
 
 t.test('the public surface of fastify-mcp-capabilities/client', async t => {
