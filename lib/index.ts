@@ -75,6 +75,20 @@ export type { ParamHeaderMode } from './options.js'
 export { canRunAsTask, runAsTask } from './tasks/service.js'
 export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
+export { MemoryTaskStore } from './scale/task-store.js'
+export type {
+  AnswerOutcome,
+  AskOutcome,
+  AskRefusal,
+  Change,
+  CreateOutcome,
+  CreateRefusal,
+  StoredTask,
+  TaskLimits,
+  TaskStatus,
+  TaskStore,
+  TaskStoreFactory
+} from './scale/task-store.js'
 export * as errors from './errors.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'

@@ -96,3 +96,30 @@ t.test('an instance that closes with work running marks its tasks failed for the
   const task = (await tasksClient(t, b).get(taskId)).json.result
   t.match(task, { status: 'failed', error: { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' } })
 })
+
+t.test('Redis lost while serving: task requests answer -32603 at once; Redis back: tasks work again without a restart', async (t) => {
+  const own = await startRedisServer()
+  t.teardown(() => own.close())
+  const app = await buildApp(t, {
+    server: tasksModule(newProbe()),
+    tasks: true,
+    taskOptions: { store: redisTaskStore({ url: own.url, prefix: 'fault:', commandTimeoutMs: 500 }) }
+  })
+  const client = tasksClient(t, app)
+  const taskId = (await client.call('maybe', { label: 'f' })).json.result.taskId
+  await own.stop()
+  const started = Date.now()
+  const get = await client.get(taskId)
+  t.match(get, { status: 200, json: { id: 1, error: { code: ErrorCode.InternalError, message: 'Internal error' } } }, 'a JSON-RPC error with the request id')
+  const call = await client.call('maybe', { label: 'g' })
+  t.equal(call.json.error?.code, ErrorCode.InternalError, 'creating a task fails the same way')
+  t.ok(Date.now() - started < 3000, `answered quickly (${Date.now() - started} ms)`)
+  await own.restart()
+  let created: any
+  for (let i = 0; i < 100 && created?.resultType !== 'task'; i++) {
+    created = (await client.call('maybe', { label: 'h' })).json.result
+    if (created?.resultType !== 'task') await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  t.equal(created?.resultType, 'task', 'Redis back: tasks are created again')
+  t.equal((await until(client, created.taskId, (task) => TERMINAL.includes(task.status))).status, 'completed')
+})
