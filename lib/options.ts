@@ -9,6 +9,7 @@ import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } f
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { ServerModule } from './capabilities/server-module.js'
 import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
+import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -118,6 +119,11 @@ export interface McpCapabilitiesOptions {
    * default `'auto'` (see lib/endpoint/param-headers.ts), `'always'`, `'never'`.
    */
   validateParamHeaders?: ParamHeaderMode
+  /**
+   * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
+   * request needs a bearer token issued for `resource` (see README, Authorization).
+   */
+  authorization?: AuthorizationOptions
 }
 
 export interface ResolvedCacheHints {
@@ -145,13 +151,14 @@ export interface ResolvedOptions {
   requestStateTtlMs: number
   clientRequestTimeoutMs: number
   validateParamHeaders: ParamHeaderMode
+  authorization: ResolvedAuthorization | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -335,6 +342,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     requestStateKeys: checkSecrets(options.requestStateSecret),
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
-    validateParamHeaders: validateParamHeaders as ParamHeaderMode
+    validateParamHeaders: validateParamHeaders as ParamHeaderMode,
+    authorization: resolveAuthorization(options.authorization)
   }
 }
