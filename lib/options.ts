@@ -11,6 +11,7 @@ import { type EventBus, MemoryEventBus } from './scale/event-bus.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { ServerModule } from './capabilities/server-module.js'
 import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
+import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -143,6 +144,11 @@ export interface McpCapabilitiesOptions {
   eventBus?: EventBus
   /** The legacy answer router alone (instead of `scale.answerRouter`); default in memory, this process only. */
   answerRouter?: AnswerRouter
+  /**
+   * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
+   * request needs a bearer token issued for `resource` (see README, Authorization).
+   */
+  authorization?: AuthorizationOptions
 }
 
 export interface ResolvedCacheHints {
@@ -173,13 +179,14 @@ export interface ResolvedOptions {
   /** Given shared parts (undefined: the in-memory defaults). */
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
+  authorization: ResolvedAuthorization | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'scale', 'eventBus', 'answerRouter',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -410,6 +417,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     eventBus,
-    answerRouter
+    answerRouter,
+    authorization: resolveAuthorization(options.authorization)
   }
 }

@@ -32,6 +32,9 @@ import { SubscriptionRegistry } from './streams/subscriptions.js'
 import { TaskService } from './tasks/service.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
 import { isModernVersion } from './protocol/versions.js'
+import { createEndpointAuthorization } from './endpoint/authorization.js'
+import { redactingLoggerFactory } from './endpoint/log-redaction.js'
+import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
 import type { LogLevel } from './protocol/log-level.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './scale/answer-router.js'
 import { type EventBus, type McpEvent, MemoryEventBus } from './scale/event-bus.js'
@@ -70,6 +73,13 @@ export interface McpDecorator {
   notifyResourceUpdated (uri: string): number
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
+  /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
+  readonly authorization: {
+    readonly resource: string
+    readonly metadata: Readonly<ProtectedResourceMetadata>
+    readonly metadataUrl: string
+    clearTokenCache (): void
+  } | undefined
 }
 
 declare module 'fastify' {
@@ -82,7 +92,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const options = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
 
-  const state = createEndpointState(options)
+  // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
+  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
+  const state = createEndpointState(options, auth?.filterListOutcome)
   // The shared parts: given (e.g. on Redis), or in this process's memory.
   const bus: EventBus = options.eventBus ?? new MemoryEventBus()
   const router: AnswerRouter = options.answerRouter ?? new MemoryAnswerRouter()
@@ -166,7 +178,15 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     },
     get listenStreams () {
       return subscriptions.size
-    }
+    },
+    authorization: auth === undefined
+      ? undefined
+      : Object.freeze({
+        resource: auth.resourceServer.settings.resource,
+        metadata: auth.resourceServer.metadata,
+        metadataUrl: auth.resourceServer.metadataUrl,
+        clearTokenCache: () => auth.resourceServer.clearCache()
+      })
   }))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
@@ -196,6 +216,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const message = classifyMessage(request.body)
     let answer: FastifyReply | Promise<FastifyReply>
+    let denied: FastifyReply | undefined
     if (message.kind === 'invalid') {
       answer = sendError(reply, 400, message.id, message.code, message.message)
     } else if (message.kind === 'response') {
@@ -203,6 +224,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       answer = pending.settle(request.body) ? sendAccepted(reply) : routeAnswer(request, reply)
     } else if (message.kind === 'notification') {
       answer = sendAccepted(reply)
+    } else if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) {
+      answer = denied
     } else if (isModernRequest(message)) {
       answer = handleModern(message, request, reply)
     } else if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
@@ -230,11 +253,17 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     return sendError(reply, 405, undefined, ErrorCode.InvalidRequest, 'Method Not Allowed: send JSON-RPC messages with POST')
   }
 
+  // What the endpoint's routes log never shows the Authorization header.
+  const childLoggerFactory = redactingLoggerFactory(fastify)
+  // The source check first (cheapest), then the token, both before the body is read.
+  const onRequest = auth === undefined ? guard : [guard, auth.authenticate]
+  auth?.serveMetadata(fastify, childLoggerFactory)
+
   await fastify.register(async function mcpEndpoint (child: FastifyInstance) {
     installJsonParser(child, options.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
-    child.route({ method: 'POST', url: options.path, onRequest: guard, handler: handlePost })
-    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest: guard, handler: methodNotAllowed })
+    child.route({ method: 'POST', url: options.path, onRequest, childLoggerFactory, handler: handlePost })
+    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, childLoggerFactory, handler: methodNotAllowed })
   }, typeof prefix === 'string' ? { prefix } : {})
 }
 

@@ -11,7 +11,7 @@ import { TASKS_EXTENSION } from '../capabilities/build.js'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
 import { createDiscoverResponder } from './discover.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, SERVER_INFO_META } from '../protocol/meta.js'
-import { type EndpointState, isAdvertised } from './state.js'
+import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { type InputReplay, openInputRound } from '../input/input-replay.js'
@@ -220,7 +220,10 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
     // `runAsTask` in this handler may create a task.
     if (tasks !== undefined && method === 'tools/call') tasks.bind(request)
-    const invoke = (): Outcome | Promise<Outcome> => invokeHandler(options.server, route, params, ctx)
+    const invoke = (): Outcome | Promise<Outcome> => {
+      const outcome = invokeHandler(options.server, route, params, ctx)
+      return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
+    }
     return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
       const outcome = settled.ok && settled.result.resultType === 'input_required'
         ? completeInputRequired(settled.result, replay, ctx)
