@@ -75,6 +75,20 @@ export type { ParamHeaderMode } from './options.js'
 export { canRunAsTask, runAsTask } from './tasks/service.js'
 export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
+export { MemoryTaskStore } from './scale/task-store.js'
+export type {
+  AnswerOutcome,
+  AskOutcome,
+  AskRefusal,
+  Change,
+  CreateOutcome,
+  CreateRefusal,
+  StoredTask,
+  TaskLimits,
+  TaskStatus,
+  TaskStore,
+  TaskStoreFactory
+} from './scale/task-store.js'
 export type { AuthorizationOptions, AccessTokenVerifier, JwtOptions } from './auth/authorization-options.js'
 export type { AuthInfo } from './capabilities/auth-info.js'
 export type { VerifiedAccessToken } from './auth/auth-info.js'
