@@ -222,10 +222,10 @@ t.test('fastify.mcp.authorization, and registration errors', async (t) => {
   prefixed.register(async (scope) => {
     scope.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, authorization: { resource: RESOURCE, authorizationServers: [as.issuer] } })
   }, { prefix: '/api' })
-  await t.rejects(prefixed.ready(), { code: 'FST_MCP_INVALID_OPTION', message: /serveMetadata/ }, 'a prefixed context cannot serve the well-known document')
+  await t.rejects(async () => { await prefixed.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /serveMetadata/ }, 'a prefixed context cannot serve the well-known document')
 
   const bad = Fastify()
   t.teardown(() => bad.close())
   bad.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, authorization: { resource: 'nope', authorizationServers: [] } } as never)
-  await t.rejects(bad.ready(), { code: 'FST_MCP_INVALID_OPTION', message: /authorization\.resource/ })
+  await t.rejects(async () => { await bad.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /authorization\.resource/ })
 })
