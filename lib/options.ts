@@ -102,6 +102,12 @@ export interface McpCapabilitiesOptions {
    * default `'auto'` (see lib/endpoint/param-headers.ts), `'always'`, `'never'`.
    */
   validateParamHeaders?: ParamHeaderMode
+  /**
+   * Check every handler result against its method's wire schema for the
+   * request's era before sending it; a mismatch is logged and answered
+   * -32603. Default `false` (turn it on in development and tests).
+   */
+  validateResults?: boolean
 }
 
 export interface ResolvedCacheHints {
@@ -128,12 +134,13 @@ export interface ResolvedOptions {
   requestStateTtlMs: number
   clientRequestTimeoutMs: number
   validateParamHeaders: ParamHeaderMode
+  validateResults: boolean
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -273,6 +280,8 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (typeof keepAliveMs !== 'number' || !Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0 || keepAliveMs > MAX_TIMER_MS) {
     throw new FST_MCP_INVALID_OPTION('keepAliveMs', `expected an integer from 0 (no keep-alive) to ${MAX_TIMER_MS} (milliseconds)`)
   }
+  const validateResults = options.validateResults === undefined ? false : options.validateResults
+  if (typeof validateResults !== 'boolean') throw new FST_MCP_INVALID_OPTION('validateResults', 'expected a boolean')
   const validateParamHeaders = options.validateParamHeaders === undefined ? DEFAULT_PARAM_HEADER_MODE : options.validateParamHeaders
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
@@ -295,6 +304,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     requestStateKeys: checkSecrets(options.requestStateSecret),
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
-    validateParamHeaders: validateParamHeaders as ParamHeaderMode
+    validateParamHeaders: validateParamHeaders as ParamHeaderMode,
+    validateResults
   }
 }

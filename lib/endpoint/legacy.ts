@@ -112,7 +112,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    return whenSettled(invokeHandler(options.server, route, params, ctx), (outcome) => {
+    return whenSettled(invokeHandler(options.server, route, params, ctx, state.resultCheck), (outcome) => {
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
         request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')

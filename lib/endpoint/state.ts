@@ -5,6 +5,7 @@
 import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../capabilities/build.js'
 import type { CapabilityName } from '../protocol/methods.js'
 import type { ResolvedOptions } from '../options.js'
+import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'
 
 export interface EndpointState {
   readonly options: ResolvedOptions
@@ -14,6 +15,8 @@ export interface EndpointState {
     readonly legacy: LegacyServerCapabilities
     readonly modern: ModernServerCapabilities
   }
+  /** Present with `validateResults`: checks handler results against their wire schemas. */
+  readonly resultCheck: ResultCheck | undefined
 }
 
 export function createEndpointState (options: ResolvedOptions): EndpointState {
@@ -25,7 +28,8 @@ export function createEndpointState (options: ResolvedOptions): EndpointState {
     options,
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
-    capabilities: Object.freeze({ legacy, modern })
+    capabilities: Object.freeze({ legacy, modern }),
+    resultCheck: options.validateResults ? createResultCheck() : undefined
   })
 }
 
