@@ -13,6 +13,7 @@ import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
+import { checkServerModule } from './capabilities/module-check.js'
 import { classifyMessage } from './protocol/jsonrpc.js'
 import { createLegacyHandler } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
@@ -67,6 +68,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const options = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
 
+  for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
   const state = createEndpointState(options)
   // Legacy server-to-client requests awaiting the client's POSTed response (in this process only).
   const pending = new PendingRequests(options.clientRequestTimeoutMs)

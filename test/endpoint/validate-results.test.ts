@@ -42,5 +42,5 @@ t.test('validateResults must be a boolean', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
   app.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, validateResults: 'yes' as unknown as boolean })
-  await t.rejects(app.ready(), { code: 'FST_MCP_INVALID_OPTION', message: /validateResults/ })
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /validateResults/ })
 })
