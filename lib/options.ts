@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
-import type { ServerModule } from './capabilities/server-module.js'
+import type { AnyServerModule } from './capabilities/server-module.js'
 import type { TaskLimits } from './tasks/store.js'
 
 export const DEFAULT_PATH = '/mcp'
@@ -60,7 +60,7 @@ export type { CacheScope, Icon }
 
 export interface McpCapabilitiesOptions {
   /** The server module: an object whose methods are the MCP handlers. */
-  server: ServerModule
+  server: AnyServerModule
   /** Identifies this server in `initialize` and `server/discover` results. */
   serverInfo: ServerInfo
   /** Which protocol eras the endpoint serves; default `'dual'`. */
@@ -116,7 +116,7 @@ export interface ResolvedCacheHints {
 }
 
 export interface ResolvedOptions {
-  server: ServerModule
+  server: AnyServerModule
   serverInfo: Readonly<ServerInfo>
   era: DeploymentEra
   path: string
@@ -287,7 +287,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
   return {
-    server: server as ServerModule,
+    server: server as AnyServerModule,
     serverInfo: checkServerInfo(options.serverInfo),
     era: era as DeploymentEra,
     path,

@@ -9,7 +9,7 @@ import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { MethodRoute } from '../protocol/methods.js'
-import type { HandlerContext, JsonObject, ServerModule } from '../capabilities/server-module.js'
+import type { HandlerContext, JsonObject, AnyServerModule } from '../capabilities/server-module.js'
 import type { ResultCheck } from './result-validation.js'
 
 export type Outcome =
@@ -49,7 +49,7 @@ function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
 }
 
 export function invokeHandler (
-  server: ServerModule,
+  server: AnyServerModule,
   route: MethodRoute,
   params: JsonObject,
   ctx: HandlerContext,
