@@ -75,6 +75,27 @@ export type { ParamHeaderMode } from './options.js'
 export { canRunAsTask, runAsTask } from './tasks/service.js'
 export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
+export { MemoryTaskStore } from './scale/task-store.js'
+export type {
+  AnswerOutcome,
+  AskOutcome,
+  AskRefusal,
+  Change,
+  CreateOutcome,
+  CreateRefusal,
+  StoredTask,
+  TaskLimits,
+  TaskStatus,
+  TaskStore,
+  TaskStoreFactory
+} from './scale/task-store.js'
+export type { AuthorizationOptions, AccessTokenVerifier, JwtOptions } from './auth/authorization-options.js'
+export type { AuthInfo } from './capabilities/auth-info.js'
+export type { VerifiedAccessToken } from './auth/auth-info.js'
+export { authInfoOf, InvalidTokenError } from './auth/auth-info.js'
+export type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
+export { REQUIRED_SCOPES } from './capabilities/scopes.js'
+export type { ScopeRequirement } from './capabilities/scopes.js'
 export * as errors from './errors.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'

@@ -12,6 +12,7 @@ import type {
   ElicitResult,
   ListRootsResult
 } from '../protocol/client-requests.js'
+import type { AuthInfo } from './auth-info.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import type {
   CallToolParams,
@@ -55,6 +56,8 @@ export interface HandlerContext {
   readonly clientCapabilities: JsonObject
   /** The Fastify request logger (server-side logs, never sent to the client). */
   readonly logger: FastifyBaseLogger
+  /** The verified access token when the endpoint has `authorization` (undefined otherwise). */
+  readonly auth?: AuthInfo
   /** Fires when the client goes away (closes the response stream) before the answer is written. */
   readonly signal: AbortSignal
   /**

@@ -6,6 +6,11 @@ import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapa
 import type { CapabilityName } from '../protocol/methods.js'
 import type { ResolvedOptions } from '../options.js'
 import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'
+import type { FastifyRequest } from 'fastify'
+import type { Outcome } from '../handler/invoke.js'
+
+/** Narrows a list outcome to what this request's caller may use (authorization's `filterLists`). */
+export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
 export interface EndpointState {
   readonly options: ResolvedOptions
@@ -17,9 +22,10 @@ export interface EndpointState {
   }
   /** Present with `validateResults`: checks handler results against their wire schemas. */
   readonly resultCheck: ResultCheck | undefined
+  readonly filterList: ListFilter | undefined
 }
 
-export function createEndpointState (options: ResolvedOptions): EndpointState {
+export function createEndpointState (options: ResolvedOptions, filterList?: ListFilter): EndpointState {
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
@@ -29,7 +35,8 @@ export function createEndpointState (options: ResolvedOptions): EndpointState {
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
     capabilities: Object.freeze({ legacy, modern }),
-    resultCheck: options.validateResults ? createResultCheck() : undefined
+    resultCheck: options.validateResults ? createResultCheck() : undefined,
+    filterList
   })
 }
 
