@@ -21,7 +21,7 @@ export const FST_MCP_INVALID_SERVER = createError<'FST_MCP_INVALID_SERVER', [str
 
 export const FST_MCP_MISSING_HANDLER = createError<'FST_MCP_MISSING_HANDLER', [string, string]>(
   'FST_MCP_MISSING_HANDLER',
-  'Capability "%s" is advertised but its handler "%s" is missing from the server module',
+  'Capability "%s" needs the handler "%s", which is missing from the server module',
   500
 )
 

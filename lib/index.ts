@@ -66,7 +66,7 @@ export type {
   SamplingMessage
 } from './protocol/client-requests.js'
 export type { Era, HandlerName } from './protocol/methods.js'
-export type { ServerModule, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
+export type { ServerModule, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
 export { MODERN_VERSIONS, LEGACY_VERSIONS } from './protocol/versions.js'
 export { LOG_LEVELS } from './protocol/log-level.js'
 export type { LogLevel } from './protocol/log-level.js'
