@@ -21,7 +21,7 @@ export const FST_MCP_INVALID_SERVER = createError<'FST_MCP_INVALID_SERVER', [str
 
 export const FST_MCP_MISSING_HANDLER = createError<'FST_MCP_MISSING_HANDLER', [string, string]>(
   'FST_MCP_MISSING_HANDLER',
-  'Capability "%s" is advertised but its handler "%s" is missing from the server module',
+  'Capability "%s" needs the handler "%s", which is missing from the server module',
   500
 )
 
@@ -42,6 +42,19 @@ export const FST_MCP_INVALID_OPTION = createError<'FST_MCP_INVALID_OPTION', [str
 export const FST_MCP_ALREADY_REGISTERED = createError<'FST_MCP_ALREADY_REGISTERED', []>(
   'FST_MCP_ALREADY_REGISTERED',
   'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context',
+  500
+)
+
+export const FST_MCP_REQUEST_STATE_SECRET_REQUIRED = createError<'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', [string]>(
+  'FST_MCP_REQUEST_STATE_SECRET_REQUIRED',
+  'Option "requestStateSecret" is required with a shared %s: instances behind a load balancer must sign and verify requestState with the same key (a random key per process cannot work there)',
+  500,
+  TypeError
+)
+
+export const FST_MCP_SCALE_UNAVAILABLE = createError<'FST_MCP_SCALE_UNAVAILABLE', [string, { cause: unknown }?]>(
+  'FST_MCP_SCALE_UNAVAILABLE',
+  'The shared state is not available at registration: %s',
   500
 )
 
