@@ -1,7 +1,8 @@
 /**
  * The README's example, run the way `npm start` runs it (its own process,
  * HOST/PORT/MCP_ERA from the environment), driven by the official SDK client:
- * every capability it advertises is exercised, and a note added by one client
+ * every capability it advertises is exercised (with validateResults on, so
+ * every result is checked against its wire schema), and a note added by one client
  * reaches another client's listen stream.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -43,6 +44,8 @@ for (const era of ['dual', 'legacy', 'modern']) {
     t.match(found.content, [{ type: 'resource_link', uri: 'notes://note/2' }])
     const bad = await client.callTool({ name: 'add_note', arguments: { title: '' } })
     t.equal(bad.isError, true, 'bad arguments are a tool error, not a protocol error')
+    t.match(bad.content, [{ type: 'text', text: 'Invalid arguments for tool "add_note": body: required property missing (expected string); title: expected string length greater or equal to 1' }],
+      'the error names each failing argument')
 
     const { resources } = await client.listResources()
     t.ok(resources.length >= 2)
