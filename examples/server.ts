@@ -7,11 +7,19 @@
  *   npm start                          # http://127.0.0.1:3000/mcp, both eras
  *   HOST=127.0.0.1 PORT=8080 MCP_ERA=modern npm start
  *   VALIDATE_RESULTS=1 npm start       # check every result against the wire schemas
+ *   MCP_AUTH_ISSUER=https://auth.example.com npm start   # bearer tokens required (see README, Authorization)
+ *
+ * With MCP_AUTH_ISSUER every request needs an access token from that
+ * authorization server (its JWKS found through
+ * <issuer>/.well-known/oauth-authorization-server) whose audience is
+ * MCP_RESOURCE_URL (default http://HOST:PORT/mcp); add_note also needs the
+ * scope notes:write.
  */
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
 import mcpCapabilities, {
+  type AuthorizationOptions,
   type DeploymentEra,
   definePrompts,
   defineResources,
@@ -72,6 +80,8 @@ export function notesServer (store: NoteStore) {
       add_note: {
         title: 'Add a note',
         description: 'Stores a note and returns its URI.',
+        // with authorization on, a token needs this scope to add notes
+        scopes: ['notes:write'],
         input: Type.Object({
           title: Type.String({ minLength: 1 }),
           body: Type.String(),
@@ -145,9 +155,23 @@ export interface ExampleOptions {
   era?: DeploymentEra
   /** Check every handler result against its wire schema (the tests turn it on). */
   validateResults?: boolean
+  /** Require bearer tokens (see README, Authorization); open when absent. */
+  authorization?: AuthorizationOptions
 }
 
-export async function buildExampleServer ({ era = 'dual', validateResults = false }: ExampleOptions = {}): Promise<FastifyInstance> {
+/** The example's `authorization` from the environment: MCP_AUTH_ISSUER turns it on. */
+export function authorizationFromEnv (env: NodeJS.ProcessEnv, host: string, port: number): AuthorizationOptions | undefined {
+  const issuer = env.MCP_AUTH_ISSUER
+  if (issuer === undefined || issuer === '') return undefined
+  return {
+    resource: env.MCP_RESOURCE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
+    authorizationServers: [issuer],
+    scopesSupported: ['notes:write'],
+    resourceName: 'Notes (example)'
+  }
+}
+
+export async function buildExampleServer ({ era = 'dual', validateResults = false, authorization }: ExampleOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
   const store = new NoteStore()
   await app.register(mcpCapabilities, {
@@ -156,7 +180,8 @@ export async function buildExampleServer ({ era = 'dual', validateResults = fals
     era,
     validateResults,
     instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
-    discover: { ttlMs: 60_000, cacheScope: 'public' }
+    discover: { ttlMs: 60_000, cacheScope: 'public' },
+    ...(authorization === undefined ? {} : { authorization })
   })
   // Modern clients listening with subscriptions/listen learn about new notes.
   store.onAdded = () => app.mcp.notifyResourcesChanged()
@@ -165,6 +190,12 @@ export async function buildExampleServer ({ era = 'dual', validateResults = fals
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const era = (process.env.MCP_ERA ?? 'dual') as DeploymentEra
-  const app = await buildExampleServer({ era, validateResults: process.env.VALIDATE_RESULTS === '1' })
-  await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 3000) })
+  const host = process.env.HOST ?? '127.0.0.1'
+  const port = Number(process.env.PORT ?? 3000)
+  const app = await buildExampleServer({
+    era,
+    validateResults: process.env.VALIDATE_RESULTS === '1',
+    authorization: authorizationFromEnv(process.env, host, port)
+  })
+  await app.listen({ host, port })
 }

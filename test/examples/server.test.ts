@@ -11,7 +11,7 @@ import { startExample } from '../helpers/server-process.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 async function startNotesExample (era: string): Promise<{ url: URL, close: () => Promise<void> }> {
-  const started = await startExample(REPO_ROOT, 'server.ts', { MCP_ERA: era, LOG_LEVEL: 'info' }, (output) => {
+  const started = await startExample(REPO_ROOT, 'server.ts', { MCP_ERA: era, LOG_LEVEL: 'info', VALIDATE_RESULTS: '1' }, (output) => {
     const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
     return match === null ? undefined : new URL('/mcp', match[1])
   })
