@@ -45,6 +45,19 @@ export const FST_MCP_ALREADY_REGISTERED = createError<'FST_MCP_ALREADY_REGISTERE
   500
 )
 
+export const FST_MCP_REQUEST_STATE_SECRET_REQUIRED = createError<'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', [string]>(
+  'FST_MCP_REQUEST_STATE_SECRET_REQUIRED',
+  'Option "requestStateSecret" is required with a shared %s: instances behind a load balancer must sign and verify requestState with the same key (a random key per process cannot work there)',
+  500,
+  TypeError
+)
+
+export const FST_MCP_SCALE_UNAVAILABLE = createError<'FST_MCP_SCALE_UNAVAILABLE', [string, { cause: unknown }?]>(
+  'FST_MCP_SCALE_UNAVAILABLE',
+  'The shared state is not available at registration: %s',
+  500
+)
+
 export const FST_MCP_INVALID_DEFINITION = createError<'FST_MCP_INVALID_DEFINITION', [string, string]>(
   'FST_MCP_INVALID_DEFINITION',
   'Invalid definition of %s: %s',
