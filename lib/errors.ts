@@ -51,3 +51,10 @@ export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []
   'FST_MCP_ALREADY_REGISTERED',
   'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context'
 )
+
+export const FST_MCP_INVALID_DEFINITION = createError<'FST_MCP_INVALID_DEFINITION', [string, string]>(
+  'FST_MCP_INVALID_DEFINITION',
+  'Invalid definition of %s: %s',
+  500,
+  TypeError
+)

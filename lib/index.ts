@@ -8,7 +8,50 @@ export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerReques
 
 export { buildCapabilities, TASKS_EXTENSION } from './capabilities/build.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities/build.js'
-export { McpError, ErrorCode } from './protocol/mcp-error.js'
+export { McpError, ErrorCode, resourceNotFound } from './protocol/mcp-error.js'
+export { defineTools, toolError } from './definitions/tools.js'
+export type { DefinedTools, ToolDefinition, ToolArguments, ToolError, ToolReturn } from './definitions/tools.js'
+export { definePrompts } from './definitions/prompts.js'
+export type { DefinedPrompts, PromptDefinition, PromptArguments, PromptReturn } from './definitions/prompts.js'
+export { defineResources } from './definitions/resources.js'
+export type { DefinedResources, ResourceDefinition, ReadReturn } from './definitions/resources.js'
+export type { Completer, CompletionContext } from './definitions/completion.js'
+export type { TemplateVariables, TemplateVariableNames } from './definitions/uri-template.js'
+export type {
+  Annotations,
+  AudioContent,
+  BlobResourceContents,
+  CallToolParams,
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  ContentBlock,
+  EmbeddedResource,
+  EmptyResult,
+  GetPromptParams,
+  GetPromptResult,
+  ImageContent,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  PaginatedParams,
+  Prompt,
+  PromptArgument,
+  PromptMessage,
+  ReadResourceParams,
+  ReadResourceResult,
+  Resource,
+  ResourceContents,
+  ResourceLink,
+  ResourceTemplate,
+  SetLevelParams,
+  SubscribeParams,
+  TextContent,
+  TextResourceContents,
+  Tool,
+  ToolAnnotations
+} from './protocol/schemas.js'
 export { inputRequired, InputRequiredSignal } from './input/client-requests.js'
 export type {
   ClientRequestOptions,

@@ -14,7 +14,12 @@ export const ErrorCode = Object.freeze({
   /** 2026-07-28: the request lacks a client capability the handler needs. */
   MissingRequiredClientCapability: -32021,
   /** 2026-07-28: the requested protocol version is not served. */
-  UnsupportedProtocolVersion: -32022
+  UnsupportedProtocolVersion: -32022,
+  /**
+   * Legacy revisions: the resource does not exist. 2026-07-28 answers
+   * -32602 with `data.uri` instead (SEP-2164); the modern endpoint rewrites it.
+   */
+  ResourceNotFound: -32002
 } as const)
 
 export type ErrorCodeValue = typeof ErrorCode[keyof typeof ErrorCode]
@@ -30,4 +35,14 @@ export class McpError extends Error {
     this.code = code
     this.data = data
   }
+}
+
+/**
+ * "Resource not found" for `readResource`: `throw resourceNotFound(params.uri)`.
+ * It carries the legacy code (-32002) and `data.uri`; the modern endpoint
+ * answers any -32002 as -32602 with the same data (SEP-2164), so a handler
+ * never needs to know the era.
+ */
+export function resourceNotFound (uri: string): McpError {
+  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
 }

@@ -1,0 +1,86 @@
+/**
+ * String formats for TypeBox's compiler. TypeBox rejects every value of a
+ * format nobody registered, so a tool with `Type.String({ format: 'email' })`
+ * would refuse every call: the common JSON Schema formats are registered
+ * here (only where the application has not registered its own), and any
+ * other format is reported when the tool is defined, not when it is called.
+ */
+import { FormatRegistry } from '@sinclair/typebox'
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
+const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?(z|[+-]\d{2}:\d{2})$/i
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+const IPV4 = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(\.(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)){3}$/
+const HOSTNAME = /^(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*$/i
+const DAYS = [31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+function isDate (value: string): boolean {
+  const match = DATE.exec(value)
+  if (match === null) return false
+  const year = Number(match[1])
+  const month = Number(match[2])
+  const day = Number(match[3])
+  if (month < 1 || month > 12 || day < 1) return false
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  return day <= (month === 2 && !leap ? 28 : DAYS[month - 1] as number)
+}
+
+function isTime (value: string): boolean {
+  const match = TIME.exec(value)
+  return match !== null && Number(match[1]) <= 23 && Number(match[2]) <= 59 && Number(match[3]) <= 60
+}
+
+function isIpv6 (value: string): boolean {
+  try {
+    return value.includes(':') && new URL(`http://[${value}]/`).hostname.length > 2
+  } catch {
+    return false
+  }
+}
+
+const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
+  date: isDate,
+  time: isTime,
+  'date-time': (value) => {
+    const at = value.search(/[tT ]/)
+    return at > 0 && isDate(value.slice(0, at)) && isTime(value.slice(at + 1))
+  },
+  email: (value) => EMAIL.test(value),
+  uri: (value) => /^[a-z][a-z0-9+.-]*:/i.test(value) && URL.canParse(value),
+  'uri-reference': (value) => URL.canParse(value, 'http://x/'),
+  uuid: (value) => UUID.test(value),
+  ipv4: (value) => IPV4.test(value),
+  ipv6: isIpv6,
+  hostname: (value) => HOSTNAME.test(value),
+  regex: (value) => {
+    try {
+      RegExp(value, 'u')
+      return true
+    } catch {
+      return false
+    }
+  }
+}
+
+/** Registers the common formats TypeBox does not know yet; never replaces the application's own. */
+export function registerCommonFormats (): void {
+  for (const [name, check] of Object.entries(FORMATS)) {
+    if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check)
+  }
+}
+
+/** Formats used anywhere in `schema` that no one registered. */
+export function unknownFormats (schema: unknown, found = new Set<string>()): Set<string> {
+  if (Array.isArray(schema)) {
+    for (const item of schema) unknownFormats(item, found)
+  } else if (schema !== null && typeof schema === 'object') {
+    const record = schema as Record<string, unknown>
+    if (typeof record.format === 'string' && !FormatRegistry.Has(record.format)) found.add(record.format)
+    for (const key of Object.keys(record)) {
+      // `properties` maps names to schemas: a property called "format" is not a keyword
+      if (key !== 'format' || typeof record[key] !== 'string') unknownFormats(record[key], found)
+    }
+  }
+  return found
+}

@@ -1,0 +1,15 @@
+/**
+ * Marks the handlers the define helpers return with the scopes each call
+ * needs (the per-handler contract of lib/capabilities/scopes.ts).
+ */
+import { REQUIRED_SCOPES, type ScopeRequirement } from '../capabilities/scopes.js'
+
+export type { ScopeRequirement }
+
+/** Sets `handler[REQUIRED_SCOPES]` when any definition names scopes; returns the handler. */
+export function withRequiredScopes<H extends object> (handler: H, requirement: ScopeRequirement | undefined): H {
+  if (requirement !== undefined) {
+    Object.defineProperty(handler, REQUIRED_SCOPES, { value: requirement, enumerable: false })
+  }
+  return handler
+}

@@ -1,0 +1,180 @@
+/**
+ * `defineTools`: tools from TypeBox schemas. Each tool's arguments are
+ * validated before its handler runs (validators compiled here, once), the
+ * handler is typed from the schemas, and the module gets `listTools` (a deeply
+ * frozen list, served as prepared bytes) and `callTool`.
+ */
+import type { Static, TObject } from '@sinclair/typebox'
+import { Type } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import type { Icon } from '../protocol/schemas.js'
+import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
+import { checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { isThenable } from './thenable.js'
+import { compileValidator, type Validator } from './validation.js'
+import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
+
+/** Tool names as the spec recommends them (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+
+const TOOL_ERROR: unique symbol = Symbol('fastify-mcp-capabilities.toolError')
+
+/** A tool execution error (`isError: true`): the model sees it and can correct itself. */
+export interface ToolError extends CallToolResult {
+  readonly isError: true
+  readonly [TOOL_ERROR]: true
+}
+
+/** Answers a call with a tool execution error; works whether or not the tool declares `output`. */
+export function toolError (message: string | ContentBlock[]): ToolError {
+  const content: ContentBlock[] = typeof message === 'string' ? [{ type: 'text', text: message }] : message
+  const result = { content, isError: true as const }
+  Object.defineProperty(result, TOOL_ERROR, { value: true, enumerable: false })
+  return result as ToolError
+}
+
+function isToolError (value: unknown): value is ToolError {
+  return value !== null && typeof value === 'object' && (value as { [TOOL_ERROR]?: unknown })[TOOL_ERROR] === true
+}
+
+/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult`. */
+export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult
+
+/** The handler's arguments: `Static` of the input schema (no input: no arguments). */
+export type ToolArguments<I> = [I] extends [TObject] ? Static<I> : Record<string, never>
+
+export interface ToolDefinition<I = TObject, O = unknown> {
+  title?: string
+  description?: string
+  /** The arguments: a TypeBox object schema (default: no arguments). */
+  input?: I
+  /** The structured result: a TypeBox object schema; the handler then returns data of that shape. */
+  output?: O
+  annotations?: ToolAnnotations
+  icons?: Icon[]
+  _meta?: JsonObject
+  /** Scopes a caller needs for this tool, beyond the endpoint's (see lib/capabilities/scopes.ts). */
+  scopes?: string[]
+  handler: (args: ToolArguments<I>, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>
+}
+
+export interface DefinedTools {
+  /** The deeply frozen list (the same object every time). */
+  listTools: (params?: JsonObject, ctx?: HandlerContext) => ListToolsResult
+  callTool: (params: CallToolParams, ctx: HandlerContext) => CallToolResult | Promise<CallToolResult>
+}
+
+interface CompiledTool {
+  readonly name: string
+  readonly input: Validator
+  readonly output: Validator | undefined
+  readonly handler: (args: any, ctx: HandlerContext) => unknown
+}
+
+const NO_ARGUMENTS = Type.Object({})
+
+function listedSchema (schema: TObject, where: string): JsonObject {
+  const plain = plainJson(schema, where) as JsonObject
+  if (!isPlainObject(plain) || plain.type !== 'object') {
+    throw new FST_MCP_INVALID_DEFINITION(where, 'must be an object schema (Type.Object(...)): the spec requires type "object" at the root')
+  }
+  return plain
+}
+
+function compileTool (name: string, definition: ToolDefinition<TObject, unknown>): { tool: Tool, compiled: CompiledTool } {
+  const where = `tool "${name}"`
+  if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
+  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
+  if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
+  optionalString(definition.title, where, 'title')
+  optionalString(definition.description, where, 'description')
+  const input = (definition.input ?? NO_ARGUMENTS) as TObject
+  const tool: Record<string, unknown> = { name }
+  copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
+  tool.inputSchema = listedSchema(input, `${where} (input)`)
+  const output = definition.output as TObject | undefined
+  if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
+  copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
+  if (!Value.Check(Tool, tool)) {
+    const first = [...Value.Errors(Tool, tool)][0]
+    throw new FST_MCP_INVALID_DEFINITION(where, `not a valid Tool: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
+  }
+  return {
+    tool: tool as Tool,
+    compiled: {
+      name,
+      input: compileValidator(input, `${where} (input)`, 'arguments'),
+      // the handler's own object is checked as it is: no defaults written into it
+      output: output === undefined ? undefined : compileValidator(output, `${where} (output)`, 'result', false),
+      handler: definition.handler
+    }
+  }
+}
+
+function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
+  const problems = tool.input.problems(args)
+  return {
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${problems.join('; ')}` }],
+    isError: true
+  }
+}
+
+function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult {
+  if (isToolError(value)) return value
+  const output = tool.output as Validator
+  if (!output.check(value)) {
+    // The server's fault, not the caller's: details go to the log, the client gets a bare internal error.
+    ctx.logger.error({ tool: tool.name, problems: output.problems(value) }, 'MCP tool result does not match its output schema')
+    throw new McpError(ErrorCode.InternalError, 'Internal error')
+  }
+  // The text block carries the same JSON for clients that predate structuredContent (the spec's advice).
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as JsonObject }
+}
+
+/**
+ * Defines tools by name: `{ add: { input: Type.Object({ a: Type.Number(), b: Type.Number() }), handler: ({ a, b }) => ... } }`.
+ * Spread the result into a server module (beside other handlers).
+ */
+export function defineTools<
+  // Inferred per tool: the input schema (I) and the output schema (O) of each name.
+  I extends { [K in keyof I]: unknown },
+  O extends { [K in keyof I]: unknown }
+> (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: O[K] } }): DefinedTools {
+  if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
+  const listed: Tool[] = []
+  const table = new Map<string, CompiledTool>()
+  const scopes = new Map<string, readonly string[]>()
+  for (const name of Object.keys(tools)) {
+    const definition = (tools as Record<string, ToolDefinition<TObject, unknown>>)[name] as ToolDefinition<TObject, unknown>
+    const { tool, compiled } = compileTool(name, definition)
+    const required = checkScopes(definition.scopes, `tool "${name}"`)
+    if (required !== undefined) scopes.set(name, required)
+    listed.push(tool)
+    table.set(name, compiled)
+  }
+  const list = deepFreeze({ tools: listed }) as ListToolsResult
+
+  function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
+    const name = params.name
+    const tool = typeof name === 'string' ? table.get(name) : undefined
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
+    const args = params.arguments === undefined ? {} : params.arguments
+    if (!tool.input.check(args)) return invalidArguments(tool, args)
+    const result = tool.handler(args, ctx)
+    if (tool.output === undefined) return result as CallToolResult | Promise<CallToolResult>
+    return isThenable(result)
+      ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
+      : structured(tool, result, ctx)
+  }
+
+  const requirement: ScopeRequirement | undefined = scopes.size === 0
+    ? undefined
+    : (params) => typeof params.name === 'string' ? scopes.get(params.name) : undefined
+  return {
+    listTools: () => list,
+    callTool: withRequiredScopes(callTool, requirement)
+  }
+}

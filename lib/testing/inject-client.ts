@@ -1,0 +1,201 @@
+/**
+ * An in-process MCP client for tests: speaks to a Fastify app through
+ * `app.inject` (no socket), in the era you choose, with the headers and
+ * `_meta` each era requires, and hands back typed results. A JSON-RPC error
+ * is thrown as an `McpError` carrying the code, message, data and HTTP status.
+ */
+import type { FastifyInstance, InjectOptions } from 'fastify'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import type { Era } from '../protocol/methods.js'
+import { deriveParamHeaders, type ParamHeader } from '../endpoint/param-headers.js'
+import type { DiscoverResult, InitializeResult } from '../protocol/schemas.js'
+import type { JsonObject } from '../capabilities/server-module.js'
+import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../protocol/versions.js'
+import type {
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  ReadResourceResult
+} from '../protocol/schemas.js'
+
+export interface InjectClientOptions<E extends Era = Era> {
+  /** Which protocol era to speak; default `'modern'`. */
+  era?: E
+  /** The protocol version to send; default the newest of the era. */
+  protocolVersion?: string
+  /** The endpoint path; default where the plugin is mounted (`app.mcp.path`). */
+  path?: string
+  /** Headers sent with every request (say, `authorization`). */
+  headers?: Record<string, string>
+  /** Modern era: the client capabilities declared in `_meta`; default `{}`. */
+  clientCapabilities?: JsonObject
+  /** Modern era: `clientInfo` in `_meta`. */
+  clientInfo?: { name: string, version: string }
+  /** Notifications that arrive on a streamed response (progress, log messages). */
+  onNotification?: (notification: { method: string, params?: JsonObject }) => void
+}
+
+/** An `McpError` from the endpoint, with the HTTP status it came with. */
+export class McpResponseError extends McpError {
+  readonly status: number
+  constructor (status: number, code: number, message: string, data?: unknown) {
+    super(code, message, data)
+    this.name = 'McpResponseError'
+    this.status = status
+  }
+}
+
+export type DiscoverAnswer<E extends Era> = E extends 'modern' ? DiscoverResult : E extends 'legacy' ? InitializeResult : DiscoverResult | InitializeResult
+
+export interface InjectClient<E extends Era = Era> {
+  readonly era: E
+  readonly protocolVersion: string
+  /** Modern: `server/discover`; legacy: `initialize` (stateless, nothing to keep). */
+  discover (): Promise<DiscoverAnswer<E>>
+  listTools (cursor?: string): Promise<ListToolsResult>
+  callTool (name: string, args?: JsonObject, meta?: JsonObject): Promise<CallToolResult>
+  listPrompts (cursor?: string): Promise<ListPromptsResult>
+  getPrompt (name: string, args?: Record<string, string>): Promise<GetPromptResult>
+  listResources (cursor?: string): Promise<ListResourcesResult>
+  listResourceTemplates (cursor?: string): Promise<ListResourceTemplatesResult>
+  readResource (uri: string): Promise<ReadResourceResult>
+  complete (ref: CompleteParams['ref'], argument: { name: string, value: string }, context?: Record<string, string>): Promise<CompleteResult>
+  /** Any method: the raw result object. */
+  request (method: string, params?: JsonObject): Promise<JsonObject>
+}
+
+const NAME_PARAMS: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
+
+/** A header value as the transport writes it: as is when plain ASCII, else `=?base64?...?=`. */
+function headerValue (value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) && value.trim() === value ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`
+}
+
+function paramHeaders (annotations: readonly ParamHeader[], args: JsonObject): Record<string, string> {
+  const headers: Record<string, string> = {}
+  for (const { header, path } of annotations) {
+    let value: unknown = args
+    for (const key of path) value = value !== null && typeof value === 'object' ? (value as JsonObject)[key] : undefined
+    if (value === undefined || value === null) continue
+    headers[header] = headerValue(String(value))
+  }
+  return headers
+}
+
+/** The last JSON-RPC response of an SSE body; notifications before it go to `onNotification`. */
+function fromEventStream (body: string, id: number, onNotification: InjectClientOptions['onNotification']): JsonObject | undefined {
+  let response: JsonObject | undefined
+  for (const event of body.split(/\r?\n\r?\n/)) {
+    const data = event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n')
+    if (data === '') continue
+    const message = JSON.parse(data) as JsonObject
+    if (message.id === id && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))) response = message
+    else if (typeof message.method === 'string' && message.id === undefined) onNotification?.(message as { method: string, params?: JsonObject })
+  }
+  return response
+}
+
+export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, options: InjectClientOptions<E> = {}): InjectClient<E> {
+  const era = (options.era ?? 'modern') as E
+  if (era !== 'modern' && era !== 'legacy') throw new TypeError(`injectClient: era must be "modern" or "legacy", not ${JSON.stringify(era)}`)
+  const protocolVersion = options.protocolVersion ?? (era === 'modern' ? LATEST_MODERN_VERSION : LATEST_LEGACY_VERSION)
+  const clientInfo = options.clientInfo ?? { name: 'inject-client', version: '1.0.0' }
+  let nextId = 1
+  // Modern tools/call mirrors x-mcp-header arguments into headers: the annotations come from tools/list, once.
+  let annotated: Promise<ReadonlyMap<string, readonly ParamHeader[]>> | undefined
+
+  async function path (): Promise<string> {
+    if (options.path !== undefined) return options.path
+    await app.ready()
+    const mounted = (app as { mcp?: { path?: unknown } }).mcp?.path
+    if (typeof mounted !== 'string') throw new TypeError('injectClient: the app has no fastify.mcp (register fastify-mcp-capabilities first) and no "path" was given')
+    return mounted
+  }
+
+  async function send (method: string, params: JsonObject, extraHeaders: Record<string, string> = {}): Promise<JsonObject> {
+    const id = nextId++
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...options.headers,
+      ...extraHeaders
+    }
+    const body: JsonObject = { jsonrpc: '2.0', id, method, params }
+    if (era === 'modern') {
+      const meta: JsonObject = {
+        ...(params._meta as JsonObject | undefined),
+        'io.modelcontextprotocol/protocolVersion': protocolVersion,
+        'io.modelcontextprotocol/clientCapabilities': options.clientCapabilities ?? {},
+        'io.modelcontextprotocol/clientInfo': clientInfo
+      }
+      body.params = { ...params, _meta: meta }
+      headers['mcp-protocol-version'] = protocolVersion
+      headers['mcp-method'] = method
+      const nameParam = NAME_PARAMS[method]
+      if (nameParam !== undefined && typeof params[nameParam] === 'string') headers['mcp-name'] = headerValue(params[nameParam] as string)
+    } else if (method !== 'initialize') {
+      headers['mcp-protocol-version'] = protocolVersion
+    }
+    const inject: InjectOptions = { method: 'POST', url: await path(), headers, payload: JSON.stringify(body) }
+    const response = await app.inject(inject)
+    const type = String(response.headers['content-type'] ?? '')
+    let message: JsonObject | undefined
+    try {
+      message = type.startsWith('text/event-stream')
+        ? fromEventStream(response.body, id, options.onNotification)
+        : JSON.parse(response.body) as JsonObject
+    } catch {
+      message = undefined
+    }
+    if (message === undefined || message === null || typeof message !== 'object') {
+      throw new McpResponseError(response.statusCode, ErrorCode.InternalError, `${method}: HTTP ${response.statusCode} without a JSON-RPC response: ${response.body.slice(0, 200)}`)
+    }
+    const error = message.error as { code?: unknown, message?: unknown, data?: unknown } | undefined
+    if (error !== undefined) {
+      throw new McpResponseError(response.statusCode, typeof error.code === 'number' ? error.code : ErrorCode.InternalError,
+        typeof error.message === 'string' ? error.message : 'error without a message', error.data)
+    }
+    return message.result as JsonObject
+  }
+
+  function list (method: string, cursor: string | undefined): Promise<JsonObject> {
+    return send(method, cursor === undefined ? {} : { cursor })
+  }
+
+  async function headersFor (name: string, args: JsonObject): Promise<Record<string, string>> {
+    if (era !== 'modern') return {}
+    annotated ??= send('tools/list', {}).then((result) => deriveParamHeaders(result).tools, () => new Map())
+    const annotations = (await annotated).get(name)
+    return annotations === undefined ? {} : paramHeaders(annotations, args)
+  }
+
+  return {
+    era,
+    protocolVersion,
+    async discover () {
+      const result = era === 'modern'
+        ? await send('server/discover', {})
+        : await send('initialize', { protocolVersion, capabilities: options.clientCapabilities ?? {}, clientInfo })
+      return result as DiscoverAnswer<E>
+    },
+    listTools: async (cursor) => await list('tools/list', cursor) as ListToolsResult,
+    async callTool (name, args = {}, meta) {
+      const params: JsonObject = { name, arguments: args }
+      if (meta !== undefined) params._meta = meta
+      return await send('tools/call', params, await headersFor(name, args)) as CallToolResult
+    },
+    listPrompts: async (cursor) => await list('prompts/list', cursor) as ListPromptsResult,
+    getPrompt: async (name, args) => await send('prompts/get', args === undefined ? { name } : { name, arguments: args }) as GetPromptResult,
+    listResources: async (cursor) => await list('resources/list', cursor) as ListResourcesResult,
+    listResourceTemplates: async (cursor) => await list('resources/templates/list', cursor) as ListResourceTemplatesResult,
+    readResource: async (uri) => await send('resources/read', { uri }) as ReadResourceResult,
+    complete: async (ref, argument, context) =>
+      await send('completion/complete', context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }) as CompleteResult,
+    request: (method, params = {}) => send(method, params)
+  }
+}

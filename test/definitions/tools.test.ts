@@ -1,0 +1,155 @@
+/**
+ * defineTools: listed schemas are plain JSON valid per the spec's Tool,
+ * arguments are validated before the handler runs (isError naming each
+ * failing path, in both eras), unknown tools are -32602, structured output
+ * is checked and mismatches are the server's fault (-32603, details logged).
+ */
+import { Type } from '@sinclair/typebox'
+import t from 'tap'
+import { defineTools, toolError } from '../../lib/definitions/tools.js'
+import { REQUIRED_SCOPES } from '../../lib/capabilities/scopes.js'
+import { injectClient, McpResponseError } from '../../lib/testing/index.js'
+import { specValidator } from '../helpers/spec-schemas.js'
+import { hasNoSymbols, isDeeplyFrozen, serve } from './helpers.js'
+
+function calculator (calls: string[] = []) {
+  return defineTools({
+    add: {
+      title: 'Add',
+      description: 'Adds two numbers.',
+      input: Type.Object({ a: Type.Number({ description: 'first' }), b: Type.Number() }),
+      annotations: { readOnlyHint: true },
+      handler: ({ a, b }) => {
+        calls.push('add')
+        return { content: [{ type: 'text', text: String(a + b) }] }
+      }
+    },
+    stats: {
+      input: Type.Object({
+        values: Type.Array(Type.Number(), { minItems: 1 }),
+        round: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: 2 }))
+      }),
+      output: Type.Object({ mean: Type.Number(), count: Type.Integer() }),
+      handler: async ({ values, round }) => {
+        calls.push('stats')
+        const mean = values.reduce((s, v) => s + v, 0) / values.length
+        return { mean: Number(mean.toFixed(round)), count: values.length }
+      }
+    },
+    broken: {
+      output: Type.Object({ ok: Type.Boolean() }),
+      scopes: ['admin'],
+      // deliberately wrong at run time (the type system is bypassed to simulate a bug)
+      handler: () => ({ ok: 'yes' } as unknown as { ok: boolean })
+    },
+    refuse: {
+      input: Type.Object({ why: Type.String() }),
+      output: Type.Object({ ok: Type.Boolean() }),
+      handler: ({ why }) => toolError(`refused: ${why}`)
+    },
+    mood: {
+      input: Type.Object({ mood: Type.Union([Type.Literal('happy'), Type.Literal('sad')]), email: Type.Optional(Type.String({ format: 'email' })) }),
+      handler: ({ mood }) => ({ content: [{ type: 'text', text: mood }] })
+    }
+  })
+}
+
+t.test('the tool list is plain JSON, valid per the spec, deeply frozen and the same object every time', async (t) => {
+  const tools = calculator()
+  const list = tools.listTools()
+  t.equal(tools.listTools(), list, 'one object')
+  t.ok(isDeeplyFrozen(list), 'deeply frozen (served as prepared bytes)')
+  t.ok(hasNoSymbols(list), 'no TypeBox symbols')
+  t.strictSame(list.tools[0], {
+    name: 'add',
+    title: 'Add',
+    description: 'Adds two numbers.',
+    inputSchema: { type: 'object', properties: { a: { type: 'number', description: 'first' }, b: { type: 'number' } }, required: ['a', 'b'] },
+    annotations: { readOnlyHint: true }
+  })
+  t.strictSame(list.tools[1]?.outputSchema, { type: 'object', properties: { mean: { type: 'number' }, count: { type: 'integer' } }, required: ['mean', 'count'] })
+  t.strictSame(list.tools[2]?.inputSchema, { type: 'object', properties: {} }, 'no input: an empty object schema')
+  for (const version of ['2025-11-25', '2026-07-28'] as const) {
+    const validate = specValidator(version, 'Tool')
+    for (const tool of list.tools) t.ok(validate(tool), `${version} Tool ${tool.name}: ${JSON.stringify(validate.errors)}`)
+  }
+})
+
+for (const era of ['modern', 'legacy'] as const) {
+  t.test(`${era}: valid arguments reach the typed handler; invalid ones are a tool error naming each path`, async (t) => {
+    const calls: string[] = []
+    const { app } = await serve(t, calculator(calls))
+    const client = injectClient(app, { era })
+
+    t.strictSame(await client.callTool('add', { a: 2, b: 3 }), era === 'modern'
+      ? { content: [{ type: 'text', text: '5' }], resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 'define-test', version: '1.0.0' } } }
+      : { content: [{ type: 'text', text: '5' }] })
+
+    const bad = await client.callTool('add', { a: 'x' })
+    t.equal(bad.isError, true)
+    t.equal(bad.content[0]?.type === 'text' && bad.content[0].text,
+      'Invalid arguments for tool "add": b: required property missing (expected number); a: expected number')
+    t.strictSame(calls, ['add'], 'the handler did not run for invalid arguments')
+
+    const nested = await client.callTool('stats', { values: [1, 'two'], round: 11 })
+    t.match(nested.content[0], { type: 'text', text: /values\[1\]: expected number.*round: expected integer to be less or equal to 10/ })
+
+    const notObject = await client.request('tools/call', { name: 'add', arguments: [1, 2] }) as { isError?: boolean, content: Array<{ text: string }> }
+    t.equal(notObject.isError, true)
+    t.match(notObject.content[0]?.text, /arguments: expected object/)
+
+    const union = await client.callTool('mood', { mood: 'angry', email: 'nope' })
+    t.match(union.content[0], { text: /mood: expected one of "happy", "sad"; email: expected string to match 'email' format/ })
+    t.strictSame(calls, ['add'])
+  })
+
+  t.test(`${era}: structured output gets structuredContent and its JSON as text; defaults are applied`, async (t) => {
+    const { app } = await serve(t, calculator())
+    const client = injectClient(app, { era })
+    const result = await client.callTool('stats', { values: [1, 2, 2] })
+    t.strictSame(result.structuredContent, { mean: 1.67, count: 3 }, 'round defaulted to 2')
+    t.strictSame(result.content, [{ type: 'text', text: '{"mean":1.67,"count":3}' }])
+    const refused = await client.callTool('refuse', { why: 'no' })
+    t.strictSame([refused.isError, refused.content], [true, [{ type: 'text', text: 'refused: no' }]], 'toolError passes through an output tool')
+  })
+
+  t.test(`${era}: an unknown tool is -32602; a result breaking its output schema is -32603 without details`, async (t) => {
+    const { app, logs } = await serve(t, calculator())
+    const client = injectClient(app, { era })
+    const unknown = await client.callTool('nope').catch((err: unknown) => err)
+    t.ok(unknown instanceof McpResponseError)
+    t.match(unknown, { code: -32602, message: 'Unknown tool: nope', status: era === 'modern' ? 400 : 200 })
+    const broken = await client.callTool('broken').catch((err: unknown) => err)
+    t.match(broken, { code: -32603, message: 'Internal error', data: undefined })
+    const logged = logs.find((line) => line.msg === 'MCP tool result does not match its output schema')
+    t.match(logged, { level: 50, tool: 'broken', problems: ['ok: expected boolean'] }, 'details in the server log')
+  })
+}
+
+t.test('scopes: callTool carries the scopes each call needs', async (t) => {
+  const tools = calculator()
+  const requirement = (tools.callTool as unknown as Record<symbol, (params: object) => unknown>)[REQUIRED_SCOPES]
+  t.type(requirement, 'function')
+  t.strictSame(requirement?.({ name: 'broken' }), ['admin'])
+  t.equal(requirement?.({ name: 'add' }), undefined)
+  t.equal(requirement?.({ name: 42 }), undefined)
+  const plain = defineTools({ x: { handler: () => ({ content: [] }) } })
+  t.equal((plain.callTool as unknown as Record<symbol, unknown>)[REQUIRED_SCOPES], undefined, 'no scopes, no requirement')
+})
+
+t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', async (t) => {
+  const handler = () => ({ content: [] })
+  const cases: Array<[string, () => unknown, RegExp]> = [
+    ['bad name', () => defineTools({ 'has space': { handler } }), /tool "has space": a tool name is 1 to 128 characters/],
+    ['no handler', () => defineTools({ x: {} as any }), /tool "x": "handler" is not a function/],
+    ['input not an object schema', () => defineTools({ x: { input: Type.String() as any, handler } }), /tool "x" \(input\): must be an object schema/],
+    ['plain JSON schema input', () => defineTools({ x: { input: { type: 'object' } as any, handler } }), /expected a TypeBox schema/],
+    ['unknown format', () => defineTools({ x: { input: Type.Object({ s: Type.String({ format: 'fancy' }) }), handler } }), /unknown string format "fancy"/],
+    ['bad annotations', () => defineTools({ x: { annotations: { readOnlyHint: 'yes' } as any, handler } }), /not a valid Tool: \/annotations\/readOnlyHint/],
+    ['bad scopes', () => defineTools({ x: { scopes: ['a b'], handler } }), /"scopes" must be an array of scope names/],
+    ['not an object', () => defineTools(null as any), /expected an object of tool definitions/]
+  ]
+  for (const [what, make, message] of cases) {
+    t.throws(make, { code: 'FST_MCP_INVALID_DEFINITION', message }, what)
+  }
+})

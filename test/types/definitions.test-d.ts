@@ -1,0 +1,73 @@
+/**
+ * Type-level tests for the define helpers: handler arguments come from the
+ * schemas, a result that breaks the declared shape does not compile.
+ * Checked by `npm run typecheck` (tsc), never run.
+ */
+import { Type } from '@sinclair/typebox'
+import { expectTypeOf } from 'expect-type'
+import { definePrompts } from '../../lib/definitions/prompts.js'
+import { defineResources } from '../../lib/definitions/resources.js'
+import { defineTools, toolError } from '../../lib/definitions/tools.js'
+import type { CallToolResult } from '../../lib/protocol/schemas.js'
+
+defineTools({
+  add: {
+    input: Type.Object({ a: Type.Number(), b: Type.Optional(Type.String()) }),
+    handler: (args) => {
+      expectTypeOf(args).toEqualTypeOf<{ a: number, b?: string }>()
+      return { content: [{ type: 'text', text: String(args.a) }] }
+    }
+  },
+  count: {
+    input: Type.Object({ text: Type.String() }),
+    output: Type.Object({ words: Type.Integer() }),
+    handler: async ({ text }) => ({ words: text.length })
+  },
+  none: {
+    handler: (args, ctx) => {
+      expectTypeOf(ctx.era).toEqualTypeOf<'legacy' | 'modern'>()
+      return toolError(`no arguments: ${JSON.stringify(args)}`)
+    }
+  },
+  refusing: {
+    output: Type.Object({ ok: Type.Boolean() }),
+    handler: () => toolError('not today')
+  }
+})
+
+// @ts-expect-error the output shape is { words: integer }
+defineTools({ count: { input: Type.Object({ text: Type.String() }), output: Type.Object({ words: Type.Integer() }), handler: () => ({ words: 'many' }) } })
+// @ts-expect-error content must be an array of content blocks
+defineTools({ add: { input: Type.Object({ a: Type.Number() }), handler: () => ({ content: 42 }) } })
+// @ts-expect-error b is not an argument
+defineTools({ add: { input: Type.Object({ a: Type.Number() }), handler: (args) => ({ content: [{ type: 'text', text: args.b }] }) } })
+
+const tools = defineTools({ x: { handler: () => ({ content: [] }) } })
+expectTypeOf(tools.callTool).returns.toEqualTypeOf<CallToolResult | Promise<CallToolResult>>()
+
+definePrompts({
+  summarise: {
+    arguments: Type.Object({ id: Type.String(), style: Type.Optional(Type.String()) }),
+    complete: { id: (value) => [value] },
+    handler: (args) => {
+      expectTypeOf(args).toEqualTypeOf<{ id: string, style?: string }>()
+      return `Summarise ${args.id}`
+    }
+  }
+})
+// @ts-expect-error a prompt answers messages or a string
+definePrompts({ p: { handler: () => 42 } })
+
+defineResources({
+  readme: { uri: 'docs://readme', mimeType: 'text/markdown', read: (uri) => `read ${uri}` },
+  note: {
+    uriTemplate: 'notes://{folder}/note/{id}',
+    complete: { id: () => ['1'] },
+    read: (variables, uri) => {
+      expectTypeOf(variables).toEqualTypeOf<{ folder: string, id: string }>()
+      return { contents: [{ uri, text: variables.id }] }
+    }
+  }
+})
+// @ts-expect-error `rev` is not a variable of the template
+defineResources({ note: { uriTemplate: 'notes://note/{id}', read: (variables) => variables.rev } })
