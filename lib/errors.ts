@@ -13,7 +13,7 @@ import createError, { type FastifyErrorConstructor } from '@fastify/error'
  */
 export type CodedErrorConstructor<C extends string, A extends unknown[]> = FastifyErrorConstructor<{ code: C }, A>
 
-/** Every registration error is a programming error of the caller: status 500. */
+/** Every registration error is a programming error of the caller: status 500. Add new errors through this. */
 function coded<C extends string, A extends unknown[]> (code: C, message: string, Base?: ErrorConstructor): CodedErrorConstructor<C, A> {
   return createError<C, A>(code, message, 500, Base)
 }
@@ -52,9 +52,8 @@ export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []
   'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context'
 )
 
-export const FST_MCP_INVALID_DEFINITION = createError<'FST_MCP_INVALID_DEFINITION', [string, string]>(
+export const FST_MCP_INVALID_DEFINITION = coded<'FST_MCP_INVALID_DEFINITION', [string, string]>(
   'FST_MCP_INVALID_DEFINITION',
   'Invalid definition of %s: %s',
-  500,
   TypeError
 )

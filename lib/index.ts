@@ -59,6 +59,7 @@ export type {
   CreateMessageResult,
   ElicitParams,
   ElicitResult,
+  ClientRequestMethod,
   InputRequest,
   InputRequiredResult,
   ListRootsResult,
@@ -78,6 +79,9 @@ export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
 export * as errors from './errors.js'
 export type { CodedErrorConstructor } from './errors.js'
+// what the scale parts implement (./redis provides them on Redis)
+export type { EventBus, McpEvent, McpEventListener, ListName } from './scale/event-bus.js'
+export type { AnswerRouter, AnswerReceiver } from './scale/answer-router.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'
 export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './protocol/discover-result.js'
