@@ -8,7 +8,8 @@ import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { ServerModule } from './capabilities/server-module.js'
-import type { TaskLimits } from './tasks/store.js'
+import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
+import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -21,6 +22,10 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
 export const DEFAULT_MAX_TASKS = 1000
+/** Default per-owner bound: a tenth of `maxTasks`, so one caller can never hold the whole store. */
+export const DEFAULT_OWNER_SHARE = 10
+export const DEFAULT_MAX_TASK_BYTES = 1024 * 1024
+export const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024
 /** HMAC-SHA256 keys shorter than its output weaken it. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
 /** The longest delay `setInterval` accepts. */
@@ -45,6 +50,18 @@ export interface TaskOptions {
   pollIntervalMs?: number
   /** Most tasks kept at once (finished ones are evicted first); default 1000. */
   maxTasks?: number
+  /** Most tasks one owner may have at once (its finished ones are evicted first); default a tenth of `maxTasks`, at least 1. */
+  maxTasksPerOwner?: number
+  /** Most bytes (JSON) one task may keep: its questions, answers and result; a larger result fails the task; default 1 MiB. */
+  maxTaskBytes?: number
+  /** Most bytes (JSON) all tasks together may keep (finished ones are evicted first); default 64 MiB. */
+  maxStoredBytes?: number
+  /**
+   * Where task records live: a function of the limits returning a `TaskStore`
+   * (`redisTaskStore()` from `fastify-mcp-capabilities/redis`, or your own);
+   * default one in-memory store per endpoint.
+   */
+  store?: TaskStoreFactory
   /** The authorization context a task is bound to; default the caller (lib/auth/caller.ts): the authenticated principal, else a digest of the `Authorization` header. */
   owner?: (request: FastifyRequest) => string
 }
@@ -102,6 +119,11 @@ export interface McpCapabilitiesOptions {
    * default `'auto'` (see lib/endpoint/param-headers.ts), `'always'`, `'never'`.
    */
   validateParamHeaders?: ParamHeaderMode
+  /**
+   * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
+   * request needs a bearer token issued for `resource` (see README, Authorization).
+   */
+  authorization?: AuthorizationOptions
 }
 
 export interface ResolvedCacheHints {
@@ -122,19 +144,21 @@ export interface ResolvedOptions {
   tasks: boolean
   taskLimits: TaskLimits
   taskOwner: ((request: FastifyRequest) => string) | undefined
+  taskStore: TaskStoreFactory | undefined
   bodyLimit: number
   keepAliveMs: number
   requestStateKeys: readonly Buffer[]
   requestStateTtlMs: number
   clientRequestTimeoutMs: number
   validateParamHeaders: ParamHeaderMode
+  authorization: ResolvedAuthorization | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -229,20 +253,42 @@ function checkMs (name: string, value: unknown, fallback: number, max: number): 
   return value
 }
 
-function checkTaskOptions (value: unknown): { limits: TaskLimits, owner: ((request: FastifyRequest) => string) | undefined } {
-  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, owner? }')
-  const { ttlMs, pollIntervalMs, maxTasks, owner } = value ?? {}
-  if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
-  if (maxTasks !== undefined && (typeof maxTasks !== 'number' || !Number.isSafeInteger(maxTasks) || maxTasks <= 0)) {
-    throw new FST_MCP_INVALID_OPTION('taskOptions.maxTasks', 'expected a positive integer')
+function checkCount (name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new FST_MCP_INVALID_OPTION(name, 'expected a positive integer')
+  return value
+}
+
+interface CheckedTaskOptions {
+  limits: TaskLimits
+  owner: ((request: FastifyRequest) => string) | undefined
+  store: TaskStoreFactory | undefined
+}
+
+function checkTaskOptions (value: unknown): CheckedTaskOptions {
+  if (value !== undefined && !isObject(value)) {
+    throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxTasksPerOwner?, maxTaskBytes?, maxStoredBytes?, store?, owner? }')
   }
+  const { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, store, owner } = value ?? {}
+  if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
+  if (store !== undefined && typeof store !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('taskOptions.store', 'expected a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
+  }
+  const total = checkCount('taskOptions.maxTasks', maxTasks, DEFAULT_MAX_TASKS)
+  const taskBytes = checkCount('taskOptions.maxTaskBytes', maxTaskBytes, DEFAULT_MAX_TASK_BYTES)
+  const storedBytes = checkCount('taskOptions.maxStoredBytes', maxStoredBytes, Math.max(DEFAULT_MAX_STORED_BYTES, taskBytes))
+  if (storedBytes < taskBytes) throw new FST_MCP_INVALID_OPTION('taskOptions.maxStoredBytes', `expected at least taskOptions.maxTaskBytes (${taskBytes})`)
   return {
     limits: Object.freeze({
       ttlMs: checkMs('taskOptions.ttlMs', ttlMs, DEFAULT_TASK_TTL_MS, MAX_TIMER_MS),
       pollIntervalMs: checkMs('taskOptions.pollIntervalMs', pollIntervalMs, DEFAULT_TASK_POLL_INTERVAL_MS, MAX_TIMER_MS),
-      maxTasks: maxTasks ?? DEFAULT_MAX_TASKS
+      maxTasks: total,
+      maxTasksPerOwner: checkCount('taskOptions.maxTasksPerOwner', maxTasksPerOwner, Math.ceil(total / DEFAULT_OWNER_SHARE)),
+      maxTaskBytes: taskBytes,
+      maxStoredBytes: storedBytes
     }),
-    owner: owner as ((request: FastifyRequest) => string) | undefined
+    owner: owner as ((request: FastifyRequest) => string) | undefined,
+    store: store as TaskStoreFactory | undefined
   }
 }
 
@@ -290,11 +336,13 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     tasks,
     taskLimits: taskOptions.limits,
     taskOwner: taskOptions.owner,
+    taskStore: taskOptions.store,
     bodyLimit,
     keepAliveMs,
     requestStateKeys: checkSecrets(options.requestStateSecret),
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
-    validateParamHeaders: validateParamHeaders as ParamHeaderMode
+    validateParamHeaders: validateParamHeaders as ParamHeaderMode,
+    authorization: resolveAuthorization(options.authorization)
   }
 }

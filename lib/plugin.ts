@@ -12,7 +12,7 @@ import type { LegacyServerCapabilities, ModernServerCapabilities } from './capab
 import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
-import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
+import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION } from './errors.js'
 import { classifyMessage } from './protocol/jsonrpc.js'
 import { createLegacyHandler } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
@@ -22,9 +22,13 @@ import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type S
 import { PendingRequests } from './input/pending-requests.js'
 import { checkRequestSource } from './endpoint/security.js'
 import { SubscriptionRegistry } from './streams/subscriptions.js'
+import { type EventBus, MemoryEventBus } from './scale/event-bus.js'
 import { TaskService } from './tasks/service.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
 import { isModernVersion } from './protocol/versions.js'
+import { createEndpointAuthorization } from './endpoint/authorization.js'
+import { redactingLoggerFactory } from './endpoint/log-redaction.js'
+import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
 
@@ -55,6 +59,13 @@ export interface McpDecorator {
   notifyResourceUpdated (uri: string): number
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
+  /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
+  readonly authorization: {
+    readonly resource: string
+    readonly metadata: Readonly<ProtectedResourceMetadata>
+    readonly metadataUrl: string
+    clearTokenCache (): void
+  } | undefined
 }
 
 declare module 'fastify' {
@@ -67,13 +78,27 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const options = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
 
-  const state = createEndpointState(options)
+  // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
+  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
+  const state = createEndpointState(options, auth?.filterListOutcome)
   // Legacy server-to-client requests awaiting the client's POSTed response (in this process only).
   const pending = new PendingRequests(options.clientRequestTimeoutMs)
   const handleLegacy = createLegacyHandler(state, pending)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
-  // The tasks extension's store: per endpoint, in memory, emptied when the app closes.
-  const tasks = options.tasks ? new TaskService(options.taskLimits, options.taskOwner) : undefined
+  // Task changes travel on the event bus: to the listen streams of every instance, and to the instance running the work.
+  const bus: EventBus = new MemoryEventBus()
+  bus.subscribe((event) => {
+    if (event.type === 'taskStatus') subscriptions.notifyTaskStatus(event.owner, event.task)
+  })
+  // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
+  let tasks: TaskService | undefined
+  if (options.tasks) {
+    try {
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
+    } catch (err) {
+      throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
   const handleModern = createModernHandler(state, subscriptions, tasks)
   const policy = { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts }
 
@@ -95,14 +120,22 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     },
     get listenStreams () {
       return subscriptions.size
-    }
+    },
+    authorization: auth === undefined
+      ? undefined
+      : Object.freeze({
+        resource: auth.resourceServer.settings.resource,
+        metadata: auth.resourceServer.metadata,
+        metadataUrl: auth.resourceServer.metadataUrl,
+        clearTokenCache: () => auth.resourceServer.clearCache()
+      })
   }))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   const closeAll = async (): Promise<void> => {
     subscriptions.close()
     pending.close()
-    tasks?.close()
+    await tasks?.close()
   }
   fastify.addHook('preClose', closeAll)
   fastify.addHook('onClose', closeAll)
@@ -124,6 +157,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const message = classifyMessage(request.body)
     let answer: FastifyReply | Promise<FastifyReply>
+    let denied: FastifyReply | undefined
     if (message.kind === 'invalid') {
       answer = sendError(reply, 400, message.id, message.code, message.message)
     } else if (message.kind === 'response') {
@@ -132,6 +166,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       answer = sendAccepted(reply)
     } else if (message.kind === 'notification') {
       answer = sendAccepted(reply)
+    } else if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) {
+      answer = denied
     } else if (isModernRequest(message)) {
       answer = handleModern(message, request, reply)
     } else if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
@@ -148,11 +184,17 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     return sendError(reply, 405, undefined, ErrorCode.InvalidRequest, 'Method Not Allowed: send JSON-RPC messages with POST')
   }
 
+  // What the endpoint's routes log never shows the Authorization header.
+  const childLoggerFactory = redactingLoggerFactory(fastify)
+  // The source check first (cheapest), then the token, both before the body is read.
+  const onRequest = auth === undefined ? guard : [guard, auth.authenticate]
+  auth?.serveMetadata(fastify, childLoggerFactory)
+
   await fastify.register(async function mcpEndpoint (child: FastifyInstance) {
     installJsonParser(child, options.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
-    child.route({ method: 'POST', url: options.path, onRequest: guard, handler: handlePost })
-    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest: guard, handler: methodNotAllowed })
+    child.route({ method: 'POST', url: options.path, onRequest, childLoggerFactory, handler: handlePost })
+    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, childLoggerFactory, handler: methodNotAllowed })
   }, typeof prefix === 'string' ? { prefix } : {})
 }
 

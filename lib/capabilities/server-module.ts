@@ -11,6 +11,7 @@ import type {
   ElicitResult,
   ListRootsResult
 } from '../protocol/client-requests.js'
+import type { AuthInfo } from './auth-info.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import type { Era, HandlerName } from '../protocol/methods.js'
@@ -36,6 +37,8 @@ export interface HandlerContext {
   readonly clientCapabilities: JsonObject
   /** The Fastify request logger (server-side logs, never sent to the client). */
   readonly logger: FastifyBaseLogger
+  /** The verified access token when the endpoint has `authorization` (undefined otherwise). */
+  readonly auth?: AuthInfo
   /** Fires when the client goes away (closes the response stream) before the answer is written. */
   readonly signal: AbortSignal
   /**

@@ -13,7 +13,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
 import { StreamClientRequests } from '../input/stream-client-requests.js'
-import { type EndpointState, isAdvertised } from './state.js'
+import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { invokeHandler, whenSettled } from '../handler/invoke.js'
@@ -112,7 +112,9 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    return whenSettled(invokeHandler(options.server, route, params, ctx), (outcome) => {
+    const invoked = invokeHandler(options.server, route, params, ctx)
+    const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
+    return whenSettled(filtered, (outcome) => {
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
         request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')

@@ -11,7 +11,7 @@ import { TASKS_EXTENSION } from '../capabilities/build.js'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
 import { createDiscoverResponder } from './discover.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, SERVER_INFO_META } from '../protocol/meta.js'
-import { type EndpointState, isAdvertised } from './state.js'
+import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { type InputReplay, openInputRound } from '../input/input-replay.js'
@@ -181,13 +181,23 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
         return sendError(reply, 400, id, ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension',
           { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
       }
-      return respondListen(id, params, reply)
+      // Task events reach only streams of the task's owner: the stream remembers whose it is.
+      let caller: string | undefined
+      if (tasks !== undefined) {
+        try {
+          caller = tasks.ownerOf(request)
+        } catch (err) {
+          request.log.error({ err }, 'MCP task owner could not be computed')
+          return sendError(reply, modernErrorStatus(ErrorCode.InternalError), id, ErrorCode.InternalError, 'Internal error')
+        }
+      }
+      return respondListen(id, params, reply, caller)
     }
     if (tasks !== undefined && TASK_METHODS.has(method)) {
-      const outcome = tasks.respond(method, params, request, clientCapabilities)
-      return outcome.ok
+      // The store may be remote: the answer waits for it (respond never rejects).
+      return tasks.respond(method, params, request, clientCapabilities).then((outcome) => outcome.ok
         ? sendJson(reply, 200, stampedResponse(id, outcome.result, false, request))
-        : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data)
+        : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data))
     }
 
     if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
@@ -210,7 +220,10 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
     // `runAsTask` in this handler may create a task.
     if (tasks !== undefined && method === 'tools/call') tasks.bind(request)
-    const invoke = (): Outcome | Promise<Outcome> => invokeHandler(options.server, route, params, ctx)
+    const invoke = (): Outcome | Promise<Outcome> => {
+      const outcome = invokeHandler(options.server, route, params, ctx)
+      return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
+    }
     return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
       const outcome = settled.ok && settled.result.resultType === 'input_required'
         ? completeInputRequired(settled.result, replay, ctx)

@@ -5,6 +5,11 @@
 import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../capabilities/build.js'
 import type { CapabilityName } from '../protocol/methods.js'
 import type { ResolvedOptions } from '../options.js'
+import type { FastifyRequest } from 'fastify'
+import type { Outcome } from '../handler/invoke.js'
+
+/** Narrows a list outcome to what this request's caller may use (authorization's `filterLists`). */
+export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
 export interface EndpointState {
   readonly options: ResolvedOptions
@@ -14,9 +19,10 @@ export interface EndpointState {
     readonly legacy: LegacyServerCapabilities
     readonly modern: ModernServerCapabilities
   }
+  readonly filterList: ListFilter | undefined
 }
 
-export function createEndpointState (options: ResolvedOptions): EndpointState {
+export function createEndpointState (options: ResolvedOptions, filterList?: ListFilter): EndpointState {
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
@@ -25,7 +31,8 @@ export function createEndpointState (options: ResolvedOptions): EndpointState {
     options,
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
-    capabilities: Object.freeze({ legacy, modern })
+    capabilities: Object.freeze({ legacy, modern }),
+    filterList
   })
 }
 

@@ -11,6 +11,8 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import type { RequestStream } from '../streams/request-stream.js'
 import type { ClientInfo, HandlerContext, JsonObject } from '../capabilities/server-module.js'
+import type { AuthInfo } from '../capabilities/auth-info.js'
+import { authInfoOf } from '../auth/auth-info.js'
 
 export class RequestContext extends ClientAsking implements HandlerContext {
   readonly request: FastifyRequest
@@ -49,6 +51,10 @@ export class RequestContext extends ClientAsking implements HandlerContext {
 
   get logger (): FastifyBaseLogger {
     return this.request.log
+  }
+
+  get auth (): AuthInfo | undefined {
+    return authInfoOf(this.request)
   }
 
   get signal (): AbortSignal {

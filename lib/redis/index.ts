@@ -18,9 +18,11 @@
  */
 import type { AnswerRouter } from '../scale/answer-router.js'
 import type { EventBus } from '../scale/event-bus.js'
+import type { TaskStoreFactory } from '../scale/task-store.js'
 import { RedisAnswerRouter } from './answer-router.js'
 import { RedisConnection, type RedisConnectionOptions } from './connection.js'
 import { RedisEventBus } from './event-bus.js'
+import { redisTaskStore } from './task-store.js'
 
 export { RedisAnswerRouter } from './answer-router.js'
 export {
@@ -28,18 +30,22 @@ export {
   RedisConnection, type RedisConnectionOptions, type MessageHandler, RedisUnavailableError
 } from './connection.js'
 export { RedisEventBus } from './event-bus.js'
+export { RedisTaskStore, redisTaskStore } from './task-store.js'
 
 /** What the `scale` option takes: every shared part at once. */
 export interface RedisScale {
   eventBus: EventBus
   answerRouter: AnswerRouter
+  /** Task records (`tasks: true`): builds the store from the endpoint's `taskOptions` limits. */
+  taskStore: TaskStoreFactory
 }
 
-/** The event bus and the legacy answer router on one Redis (`url` or an ioredis `client`), under one key `prefix`. */
+/** The event bus, the legacy answer router and the task store on one Redis (`url` or an ioredis `client`), under one key `prefix`. */
 export function redisScale (options: RedisConnectionOptions): RedisScale {
   const connection = new RedisConnection(options)
   return {
     eventBus: new RedisEventBus(connection),
-    answerRouter: new RedisAnswerRouter(connection)
+    answerRouter: new RedisAnswerRouter(connection),
+    taskStore: redisTaskStore(connection)
   }
 }

@@ -11,10 +11,10 @@
  * and ends.
  */
 import type { FastifyReply } from 'fastify'
-import type { ModernServerCapabilities } from '../capabilities/build.js'
+import { type ModernServerCapabilities, TASKS_EXTENSION } from '../capabilities/build.js'
 import { SERVER_INFO_META } from '../protocol/meta.js'
 import { sendError } from '../response/reply.js'
-import { isJsonObject, type RequestId } from '../protocol/jsonrpc.js'
+import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Implementation as ServerInfo } from '../protocol/schemas.js'
 import { SseStream } from './sse.js'
@@ -27,7 +27,12 @@ export interface SubscriptionFilter {
   promptsListChanged?: boolean
   resourcesListChanged?: boolean
   resourceSubscriptions?: string[]
+  /** Tasks extension (SEP-2663): `notifications/tasks` for these task ids. */
+  taskIds?: string[]
 }
+
+/** Most task ids one listen request may name. */
+export const MAX_LISTEN_TASK_IDS = 1000
 
 export type ListKind = 'tools' | 'prompts' | 'resources'
 
@@ -49,6 +54,9 @@ interface Subscription {
   readonly idJson: string
   readonly lists: readonly ListKind[]
   readonly uris: readonly string[]
+  readonly taskIds: readonly string[]
+  /** Who opened the stream (the tasks' owner function of its request): task events of other owners never reach it. */
+  readonly caller: string | undefined
   /** Written to since the last keep-alive tick. */
   active: boolean
 }
@@ -70,6 +78,12 @@ export function parseFilter (value: unknown): SubscriptionFilter | string {
     }
     filter.resourceSubscriptions = uris
   }
+  const taskIds = value.taskIds
+  if (taskIds !== undefined) {
+    if (!Array.isArray(taskIds) || !taskIds.every((taskId) => typeof taskId === 'string')) return '"notifications.taskIds" must be an array of strings'
+    if (taskIds.length > MAX_LISTEN_TASK_IDS) return `"notifications.taskIds" may name at most ${MAX_LISTEN_TASK_IDS} tasks`
+    filter.taskIds = taskIds
+  }
   return filter
 }
 
@@ -83,6 +97,11 @@ export function honouredFilter (requested: SubscriptionFilter, capabilities: Mod
   if (uris !== undefined && uris.length > 0 && capabilities.resources?.subscribe === true) {
     out.resourceSubscriptions = [...new Set(uris)]
   }
+  // Every requested id is acknowledged (unknown ones too, so nothing tells whose tasks exist); delivery filters by owner.
+  const taskIds = requested.taskIds
+  if (taskIds !== undefined && taskIds.length > 0 && capabilities.extensions?.[TASKS_EXTENSION] !== undefined) {
+    out.taskIds = [...new Set(taskIds)]
+  }
   return out
 }
 
@@ -92,6 +111,7 @@ export class SubscriptionRegistry {
   readonly #all = new Set<Subscription>()
   readonly #lists: Record<ListKind, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
   readonly #uris = new Map<string, Set<Subscription>>()
+  readonly #tasks = new Map<string, Set<Subscription>>()
   #timer: NodeJS.Timeout | undefined
   #closed = false
 
@@ -106,8 +126,8 @@ export class SubscriptionRegistry {
     return this.#all.size
   }
 
-  /** Starts the SSE response, acknowledges the honoured filter, and registers the stream. */
-  open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply): FastifyReply {
+  /** Starts the SSE response, acknowledges the honoured filter, and registers the stream (of `caller`, for task events). */
+  open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply, caller?: string): FastifyReply {
     const sse = new SseStream(reply)
     const idJson = JSON.stringify(id)
     sse.send('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{' +
@@ -117,7 +137,7 @@ export class SubscriptionRegistry {
       return reply
     }
     const lists = LIST_FLAGS.filter(([, flag]) => filter[flag] === true).map(([kind]) => kind)
-    const sub: Subscription = { sse, idJson, lists, uris: filter.resourceSubscriptions ?? [], active: true }
+    const sub: Subscription = { sse, idJson, lists, uris: filter.resourceSubscriptions ?? [], taskIds: filter.taskIds ?? [], caller, active: true }
     this.#add(sub)
     sse.onClose(() => this.#remove(sub))
     return reply
@@ -135,6 +155,32 @@ export class SubscriptionRegistry {
     if (subs === undefined) return 0
     const head = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
     return this.#fanOut(subs, head, '},"uri":' + JSON.stringify(uri) + '}}')
+  }
+
+  /**
+   * Sends `notifications/tasks` (the task's wire view) to the streams of
+   * `owner` that listen to its id; returns how many.
+   */
+  notifyTaskStatus (owner: string, task: JsonObject): number {
+    const subs = typeof task.taskId === 'string' ? this.#tasks.get(task.taskId) : undefined
+    if (subs === undefined) return 0
+    let body: string
+    try {
+      body = JSON.stringify(task)
+    } catch {
+      return 0
+    }
+    const head = '{"jsonrpc":"2.0","method":"notifications/tasks","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
+    const tail = body.length > 2 ? '},' + body.slice(1) + '}' : '}}}'
+    let sent = 0
+    for (const sub of subs) {
+      if (sub.caller !== owner) continue
+      if (sub.sse.send(head + sub.idJson + tail)) {
+        sub.active = true
+        sent++
+      }
+    }
+    return sent
   }
 
   /** Ends every stream with its final response; later listen requests are answered and ended at once. */
@@ -171,6 +217,11 @@ export class SubscriptionRegistry {
       if (subs === undefined) this.#uris.set(uri, subs = new Set())
       subs.add(sub)
     }
+    for (const taskId of sub.taskIds) {
+      let subs = this.#tasks.get(taskId)
+      if (subs === undefined) this.#tasks.set(taskId, subs = new Set())
+      subs.add(sub)
+    }
     if (this.#timer === undefined && this.#keepAliveMs > 0) {
       this.#timer = setInterval(() => this.#keepAlive(), this.#keepAliveMs)
       this.#timer.unref()
@@ -183,6 +234,10 @@ export class SubscriptionRegistry {
     for (const uri of sub.uris) {
       const subs = this.#uris.get(uri)
       if (subs !== undefined && subs.delete(sub) && subs.size === 0) this.#uris.delete(uri)
+    }
+    for (const taskId of sub.taskIds) {
+      const subs = this.#tasks.get(taskId)
+      if (subs !== undefined && subs.delete(sub) && subs.size === 0) this.#tasks.delete(taskId)
     }
     if (this.#all.size === 0) this.#stopTimer()
   }
@@ -204,9 +259,9 @@ export class SubscriptionRegistry {
 
 /** Answers a `subscriptions/listen` request: checks its filter, then opens the stream. */
 export function createListenResponder (registry: SubscriptionRegistry, capabilities: ModernServerCapabilities) {
-  return function respondListen (id: RequestId, params: Record<string, unknown>, reply: FastifyReply): FastifyReply {
+  return function respondListen (id: RequestId, params: Record<string, unknown>, reply: FastifyReply, caller?: string): FastifyReply {
     const filter = parseFilter(params.notifications)
     if (typeof filter === 'string') return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: ${filter}`)
-    return registry.open(id, honouredFilter(filter, capabilities), reply)
+    return registry.open(id, honouredFilter(filter, capabilities), reply, caller)
   }
 }

@@ -5,23 +5,30 @@
  * The server decides per request: a `tools/call` handler hands its work to
  * `runAsTask(ctx, work)`. When the request declared the extension, the
  * endpoint stores a task, answers `CreateTaskResult` (`resultType: "task"`)
- * at once and runs `work` in the background; the client polls `tasks/get`,
- * answers questions with `tasks/update` and may `tasks/cancel`. Otherwise
- * `work` runs inline and its result is the answer, unless the task is
- * `required` (then -32021 names the extension). Anything the handler does
- * before `runAsTask` (e.g. `ctx.elicit()` over multi round-trip requests)
- * happens synchronously, before the task exists.
+ * once the store holds it, and runs `work` in the background; the client polls
+ * `tasks/get` (or listens: `subscriptions/listen` with `taskIds`), answers
+ * questions with `tasks/update` and may `tasks/cancel`. Otherwise `work` runs
+ * inline and its result is the answer, unless the task is `required` (then
+ * -32021 names the extension). Anything the handler does before `runAsTask`
+ * (e.g. `ctx.elicit()` over multi round-trip requests) happens synchronously,
+ * before the task exists.
  *
  * Inside a task, `ctx.elicit()` and friends park the task in
  * `input_required` with the question in `inputRequests`; `ctx.signal` aborts
  * on `tasks/cancel`, on expiry and when the server closes; progress messages
  * become the task's `statusMessage`; `ctx.log` sends nothing (the extension
  * has no channel for it).
+ *
+ * Records live in a `TaskStore` (memory by default, Redis or your own to
+ * share them between instances); every change is published on the event bus
+ * as `{ type: 'taskStatus', owner, task }`, which feeds the listen streams of
+ * every instance and tells the instance running the work about answers and
+ * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { callerOf } from '../auth/caller.js'
 import { TASKS_EXTENSION } from '../capabilities/build.js'
-import type { ClientRequestMethod, ClientRequestOptions } from '../protocol/client-requests.js'
+import { answerProblem, type ClientRequestMethod, type ClientRequestOptions } from '../protocol/client-requests.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
@@ -30,7 +37,9 @@ import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import type { ClientInfo, HandlerContext, JsonObject } from '../capabilities/server-module.js'
-import { type TaskLimits, type TaskRecord, TaskStore } from './store.js'
+import type { EventBus } from '../scale/event-bus.js'
+import { type AskRefusal, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../scale/task-store.js'
+import { type TaskRun, TaskRuns } from './runs.js'
 
 /** The methods the extension adds; `tasks/result` and `tasks/list` are gone in this version of tasks. */
 export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
@@ -52,6 +61,18 @@ const KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = {
   'roots/list': 'roots'
 }
 
+const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
+  gone: 'the task is gone',
+  finished: 'the task has finished',
+  'too-large': 'the question is larger than a task may keep (taskOptions.maxTaskBytes)',
+  full: 'the task store has no room left for the question (taskOptions.maxStoredBytes)'
+}
+
+/** How long `close()` waits for a shared store to record that work here stopped. */
+const CLOSE_WAIT_MS = 1000
+
+const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
+
 /** True when the request's client capabilities declare the tasks extension. */
 export function declaresTasks (clientCapabilities: JsonObject): boolean {
   const extensions = clientCapabilities.extensions
@@ -64,14 +85,38 @@ function missingTasksError (): McpError {
     { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
 }
 
-/** The endpoint side of the extension: the store, who owns what, and the `tasks/*` methods. */
+const NOT_FOUND: Outcome = Object.freeze({ ok: false, code: ErrorCode.InvalidParams, message: 'Invalid params: task not found (unknown, expired, or not yours)' })
+const ACK: Outcome = Object.freeze({ ok: true, result: Object.freeze({}) })
+
+export interface TaskServiceOptions {
+  limits: TaskLimits
+  owner?: TaskOwner
+  store?: TaskStoreFactory
+  /** Where task changes are published; without one, only this process hears them. */
+  bus?: EventBus
+  log: FastifyBaseLogger
+}
+
+/** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
 export class TaskService {
   readonly store: TaskStore
+  readonly limits: TaskLimits
+  readonly runs: TaskRuns
   readonly #owner: TaskOwner
+  readonly #bus: EventBus | undefined
+  readonly #log: FastifyBaseLogger
+  readonly #unsubscribe: () => void
 
-  constructor (limits: TaskLimits, owner: TaskOwner = callerOf) {
-    this.store = new TaskStore(limits)
-    this.#owner = owner
+  constructor (options: TaskServiceOptions) {
+    this.limits = options.limits
+    this.store = options.store === undefined ? new MemoryTaskStore(options.limits) : options.store(options.limits)
+    this.#owner = options.owner ?? callerOf
+    this.#bus = options.bus
+    this.#log = options.log
+    this.runs = new TaskRuns(this.store, options.log)
+    this.#unsubscribe = this.#bus?.subscribe((event) => {
+      if (event.type === 'taskStatus') this.runs.observe(event.task)
+    }) ?? (() => {})
   }
 
   /** Lets `runAsTask` called while serving this request create a task here. */
@@ -86,63 +131,196 @@ export class TaskService {
   }
 
   /** Answers `tasks/get`, `tasks/update` or `tasks/cancel`; `taskId` is already known to be a string. */
-  respond (method: string, params: JsonObject, request: FastifyRequest, clientCapabilities: JsonObject): Outcome {
+  async respond (method: string, params: JsonObject, request: FastifyRequest, clientCapabilities: JsonObject): Promise<Outcome> {
     if (!declaresTasks(clientCapabilities)) {
       const err = missingTasksError()
       return { ok: false, code: err.code, message: err.message, data: err.data }
     }
-    let owner: string
     try {
-      owner = this.ownerOf(request)
-    } catch (err) {
-      request.log.error({ err }, 'MCP task owner could not be computed')
-      return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
-    }
-    const record = this.store.get(params.taskId as string, owner)
-    if (record === undefined) return { ok: false, code: ErrorCode.InvalidParams, message: 'Invalid params: task not found (unknown, expired, or not yours)' }
-    switch (method) {
-      case 'tasks/get':
-        return { ok: true, result: detailedTask(record, this.store.limits) }
-      case 'tasks/update': {
-        const responses = params.inputResponses
-        if (!isJsonObject(responses)) return { ok: false, code: ErrorCode.InvalidParams, message: 'Invalid params: "inputResponses" must be an object' }
-        const problem = record.terminal ? undefined : this.store.answer(record, responses)
-        if (problem !== undefined) return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
-        return { ok: true, result: {} }
+      const owner = this.ownerOf(request)
+      const taskId = params.taskId as string
+      switch (method) {
+        case 'tasks/get': {
+          const task = await this.store.get(taskId, owner)
+          return task === undefined ? NOT_FOUND : { ok: true, result: this.wireTask(task) }
+        }
+        case 'tasks/update':
+          return await this.#update(taskId, owner, params.inputResponses)
+        default: {
+          const change = await this.store.cancel(taskId, owner, 'Cancelled by the client')
+          if (change === undefined) return NOT_FOUND
+          if (change.changed) this.#changed(change.task)
+          return ACK
+        }
       }
-      default:
-        this.store.cancel(record, 'Cancelled by the client')
-        return { ok: true, result: {} }
+    } catch (err) {
+      request.log.error({ err, method }, 'MCP task request failed (task owner or task store)')
+      return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
     }
   }
 
-  close (): void {
-    this.store.close()
+  /** The wire Task of `tasks/get` and `notifications/tasks`: the task plus what its status carries. */
+  wireTask (task: StoredTask): JsonObject {
+    const out = taskFields(task, this.limits)
+    if (task.status === 'input_required') out.inputRequests = task.inputRequests
+    else if (task.status === 'completed' && task.result !== undefined) out.result = task.result
+    else if (task.status === 'failed' && task.error !== undefined) out.error = task.error
+    return out
   }
+
+  /** Creates the task and starts `work` as its run; undefined when the store refused. */
+  async createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean): Promise<JsonObject | undefined> {
+    const owner = this.ownerOf(ctx.request)
+    const created = await this.store.create(owner)
+    if (!created.ok) {
+      if (!required) return undefined
+      throw new McpError(ErrorCode.InternalError, created.reason === 'owner-full'
+        ? 'Too many tasks in progress for this caller; try again later'
+        : 'Too many tasks in progress; try again later')
+    }
+    const { task } = created
+    const run = this.runs.start(task.taskId, owner, task.ttlMs)
+    this.#start(run, ctx, work)
+    return { resultType: 'task', ...taskFields(task, this.limits) }
+  }
+
+  /** Parks the task on a question to the client; resolves with the answer `tasks/update` brings. */
+  ask (run: TaskRun, key: string, request: JsonObject): Promise<JsonObject> {
+    if (run.ended) return rejected(new Error(`task ${run.taskId} has ended`))
+    const answer = this.runs.wait(run, key)
+    this.store.ask(run.taskId, key, request).then((outcome) => {
+      if (outcome.ok) this.#changed(outcome.task)
+      else this.runs.refuse(run, key, new McpError(ErrorCode.InternalError, `The question could not be asked: ${ASK_REFUSALS[outcome.reason]}`))
+    }, (err: unknown) => this.runs.refuse(run, key, err))
+    return answer
+  }
+
+  /** A progress message becomes the task's `statusMessage`. */
+  setStatusMessage (run: TaskRun, message: string): void {
+    if (run.ended) return
+    this.store.setStatusMessage(run.taskId, message).then((change) => {
+      if (change?.changed === true) this.#changed(change.task)
+    }, (err: unknown) => this.#log.warn({ err, taskId: run.taskId }, 'MCP task status message could not be stored'))
+  }
+
+  /** Ends every run here (their signals abort); with a shared store, records them as failed (bounded wait). */
+  async close (): Promise<void> {
+    this.#unsubscribe()
+    const open = this.runs.close('the server is shutting down')
+    if (this.store.shared && open.length > 0) {
+      const error = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' }
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([
+        Promise.allSettled(open.map(async (run) => {
+          const change = await this.store.fail(run.taskId, error, error.message)
+          if (change?.changed === true) await this.#publish(change.task)
+        })),
+        new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_WAIT_MS) })
+      ])
+      clearTimeout(timer)
+    }
+    await this.store.close()
+  }
+
+  async #update (taskId: string, owner: string, responses: unknown): Promise<Outcome> {
+    if (!isJsonObject(responses)) return { ok: false, code: ErrorCode.InvalidParams, message: 'Invalid params: "inputResponses" must be an object' }
+    const task = await this.store.get(taskId, owner)
+    if (task === undefined) return NOT_FOUND
+    if (isTerminal(task.status)) return ACK
+    // Answers to outstanding keys must have their request's result shape; other keys are ignored.
+    const answers: Record<string, JsonObject> = {}
+    for (const [key, answer] of Object.entries(responses)) {
+      const asked = task.inputRequests[key]
+      if (asked === undefined) continue
+      if (!isJsonObject(answer)) return invalidAnswer(`inputResponses[${JSON.stringify(key)}] must be a result object`)
+      const problem = answerProblem(String(asked.method), answer)
+      if (problem !== undefined) return invalidAnswer(`inputResponses[${JSON.stringify(key)}] ${problem}`)
+      answers[key] = answer
+    }
+    if (Object.keys(answers).length === 0) return ACK
+    const outcome = await this.store.answer(taskId, owner, answers)
+    if (outcome === undefined) return NOT_FOUND
+    if (!outcome.ok) {
+      return invalidAnswer(outcome.reason === 'too-large'
+        ? 'inputResponses are larger than a task may keep'
+        : 'the task store has no room left for these inputResponses; try again later')
+    }
+    if (outcome.accepted.length > 0) this.#changed(outcome.task)
+    return ACK
+  }
+
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown): void {
+    const taskCtx = new TaskContext(ctx, run, this)
+    const logger = taskCtx.logger
+    Promise.resolve().then(() => work(taskCtx)).then(async (value) => {
+      const result = value === undefined || value === null ? {} : value
+      if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
+        logger.error({ method: ctx.method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
+        await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
+        return
+      }
+      const change = await this.#finish(run, this.store.complete(run.taskId, typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' }))
+      if (change?.changed === true && change.task.status === 'failed') {
+        logger.warn({ method: ctx.method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
+      }
+    }, async (err: unknown) => {
+      if (run.ended) return
+      if (err instanceof McpError) {
+        const error: JsonObject = { code: err.code, message: err.message }
+        if (err.data !== undefined) error.data = err.data
+        await this.#finish(run, this.store.fail(run.taskId, error, err.message))
+        return
+      }
+      if (run.controller.signal.aborted) return
+      logger.error({ err, method: ctx.method }, 'MCP task failed')
+      await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
+    }).catch((err: unknown) => {
+      logger.error({ err, method: ctx.method }, 'MCP task outcome could not be stored')
+      this.runs.end(run, 'the task store failed', true)
+    })
+  }
+
+  /** Ends the run once its outcome is stored, and publishes the change. */
+  async #finish (run: TaskRun, stored: Promise<{ task: StoredTask, changed: boolean } | undefined>): Promise<{ task: StoredTask, changed: boolean } | undefined> {
+    const change = await stored
+    this.runs.end(run, 'the task finished', false)
+    if (change?.changed === true) this.#changed(change.task)
+    return change
+  }
+
+  /** A task changed here: the run (if here) acts on it at once, and every instance hears of it. */
+  #changed (task: StoredTask): void {
+    this.runs.observe(task)
+    void this.#publish(task)
+  }
+
+  async #publish (task: StoredTask): Promise<void> {
+    if (this.#bus === undefined) return
+    try {
+      await this.#bus.publish({ type: 'taskStatus', owner: task.owner, task: this.wireTask(task) })
+    } catch (err) {
+      this.#log.warn({ err, taskId: task.taskId }, 'MCP task status could not be published on the event bus')
+    }
+  }
+}
+
+function invalidAnswer (problem: string): Outcome {
+  return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
 }
 
 const services = new WeakMap<FastifyRequest, TaskService>()
 
 /** The fields every view of a task carries. */
-function taskFields (record: TaskRecord, limits: TaskLimits): JsonObject {
+function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
   const out: JsonObject = {
-    taskId: record.taskId,
-    status: record.status,
-    createdAt: record.createdAt,
-    lastUpdatedAt: record.lastUpdatedAt,
-    ttlMs: record.ttlMs,
+    taskId: task.taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttlMs,
     pollIntervalMs: limits.pollIntervalMs
   }
-  if (record.statusMessage !== undefined) out.statusMessage = record.statusMessage
-  return out
-}
-
-/** The `tasks/get` view: the task plus what its status carries (`inputRequests`, `result` or `error`). */
-export function detailedTask (record: TaskRecord, limits: TaskLimits): JsonObject {
-  const out = taskFields(record, limits)
-  if (record.status === 'input_required') out.inputRequests = Object.fromEntries(record.inputRequests)
-  else if (record.status === 'completed') out.result = record.result
-  else if (record.status === 'failed') out.error = record.error
+  if (task.statusMessage !== undefined) out.statusMessage = task.statusMessage
   return out
 }
 
@@ -169,13 +347,8 @@ export async function runAsTask (
 ): Promise<JsonObject> {
   const service = services.get(ctx.request)
   if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
-    const record = service.store.create(service.ownerOf(ctx.request))
-    if (record !== undefined) {
-      const created: JsonObject = { resultType: 'task', ...taskFields(record, service.store.limits) }
-      start(service.store, record, ctx, work)
-      return created
-    }
-    if (options.required === true) throw new McpError(ErrorCode.InternalError, 'Too many tasks in progress; try again later')
+    const created = await service.createTask(ctx, work, options.required === true)
+    if (created !== undefined) return created
     // The store is full: the server may always answer without a task.
   } else if (options.required === true) {
     if (service !== undefined) throw missingTasksError()
@@ -184,31 +357,6 @@ export async function runAsTask (
   }
   const value = await work(ctx)
   return value === undefined || value === null ? {} : value as JsonObject
-}
-
-function start (store: TaskStore, record: TaskRecord, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown): void {
-  const taskCtx = new TaskContext(ctx, record, store)
-  const logger = taskCtx.logger
-  Promise.resolve().then(() => work(taskCtx)).then((value) => {
-    const result = value === undefined || value === null ? {} : value
-    if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
-      logger.error({ method: ctx.method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
-      store.fail(record, { code: ErrorCode.InternalError, message: 'Internal error' }, 'Internal error')
-      return
-    }
-    store.complete(record, typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' })
-  }, (err: unknown) => {
-    if (record.terminal) return
-    if (err instanceof McpError) {
-      const error: JsonObject = { code: err.code, message: err.message }
-      if (err.data !== undefined) error.data = err.data
-      store.fail(record, error, err.message)
-      return
-    }
-    if (record.controller.signal.aborted) return
-    logger.error({ err, method: ctx.method }, 'MCP task failed')
-    store.fail(record, { code: ErrorCode.InternalError, message: 'Internal error' }, 'Internal error')
-  })
 }
 
 /** The `ctx` of work running as a task: the creating request's view, with the task's signal and questions. */
@@ -222,37 +370,36 @@ class TaskContext extends ClientAsking implements HandlerContext {
   readonly logger: FastifyBaseLogger
   readonly requestState = undefined
   readonly #outer: HandlerContext
-  readonly #record: TaskRecord
-  readonly #store: TaskStore
+  readonly #run: TaskRun
+  readonly #service: TaskService
   readonly #counters = new Map<ClientRequestMethod, number>()
 
-  constructor (outer: HandlerContext, record: TaskRecord, store: TaskStore) {
+  constructor (outer: HandlerContext, run: TaskRun, service: TaskService) {
     super()
     this.#outer = outer
-    this.#record = record
-    this.#store = store
+    this.#run = run
+    this.#service = service
     this.request = outer.request
     this.era = outer.era
     this.protocolVersion = outer.protocolVersion
     this.method = outer.method
     this.clientInfo = outer.clientInfo
     this.clientCapabilities = outer.clientCapabilities
-    this.logger = outer.logger.child({ taskId: record.taskId })
+    this.logger = outer.logger.child({ taskId: run.taskId })
   }
 
   get signal (): AbortSignal {
-    return this.#record.controller.signal
+    return this.#run.controller.signal
   }
 
   get taskId (): string {
-    return this.#record.taskId
+    return this.#run.taskId
   }
 
   /** No progress notifications on tasks; a message becomes the task's `statusMessage`. */
   progress (_progress: number, _total?: number, message?: string): void {
-    if (typeof message !== 'string' || this.#record.terminal) return
-    this.#record.statusMessage = message
-    this.#record.touch()
+    if (typeof message !== 'string') return
+    this.#service.setStatusMessage(this.#run, message)
   }
 
   /** The extension has no channel for log messages from a task. */
@@ -266,7 +413,7 @@ class TaskContext extends ClientAsking implements HandlerContext {
     try {
       requireCapabilityFor(method, params, this.clientCapabilities)
       const key = this.#key(method, options?.key)
-      return this.#store.ask(this.#record, key, { method, params })
+      return this.#service.ask(this.#run, key, { method, params })
     } catch (err) {
       return rejected(err)
     }
@@ -274,7 +421,7 @@ class TaskContext extends ClientAsking implements HandlerContext {
 
   /** Keys are unique over the task's lifetime: default ones count on, explicit ones may not repeat. */
   #key (method: ClientRequestMethod, explicit: string | undefined): string {
-    const used = this.#record.usedKeys
+    const used = this.#run.usedKeys
     let key: string
     if (explicit === undefined) {
       let n = this.#counters.get(method) ?? 0

@@ -41,6 +41,15 @@ export function tasksModule (probe: Probe): ServerModule {
       task.progress(1, 2, 'halfway')
       waiting.push(() => resolve(text('slow done')))
     })),
+    park: (_args, ctx) => runAsTask(ctx, (task) => new Promise((resolve) => {
+      probe.signals.push(task.signal)
+      waiting.push(() => resolve(text('parked done')))
+    }), { required: true }),
+    echo: (args, ctx) => runAsTask(ctx, () => text('e'.repeat(Number(args.size)))),
+    askBig: (args, ctx) => runAsTask(ctx, async (task) => {
+      await task.elicit({ message: 'q'.repeat(Number(args.size)), requestedSchema: { type: 'object', properties: {} } })
+      return text('asked')
+    }),
     boom: (_args, ctx) => runAsTask(ctx, () => { throw new Error('secret internal detail') }),
     proto: (_args, ctx) => runAsTask(ctx, () => { throw new McpError(ErrorCode.InvalidParams, 'bad input', { field: 'x' }) }),
     toolError: (_args, ctx) => runAsTask(ctx, () => ({ isError: true, content: [{ type: 'text', text: 'tool error' }] })),

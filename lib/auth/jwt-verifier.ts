@@ -1,0 +1,161 @@
+/**
+ * Built-in access-token verification for JWTs (RFC 9068 style) with `jose`:
+ * signature against the issuer's JWKS (found through its metadata, fetched,
+ * cached and refetched when a token names an unknown `kid`), issuer,
+ * audience (this resource), expiry (required) and not-before with a small
+ * clock tolerance, and an allow-list of algorithms: asymmetric only, so
+ * `alg: none` and an HMAC "signed" with a public key never pass.
+ *
+ * `jose` is an optional peer dependency, loaded only when this verifier is
+ * used (see plugin registration).
+ */
+import { InvalidTokenError, scopesFromClaim, type VerifiedAccessToken, VerifierUnavailableError } from './auth-info.js'
+import { discoverJwksUri } from './issuer-metadata.js'
+
+/** The asymmetric JWS algorithms accepted unless configured otherwise. */
+export const ASYMMETRIC_ALGORITHMS = Object.freeze(['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA', 'Ed25519'])
+
+export interface JwtSettings {
+  /** Accepted `iss` values (each one's JWKS is found through its metadata unless `jwksUri`/`jwks` is given). */
+  issuers: readonly string[]
+  /** Accepted `aud` values: the resource. */
+  audiences: readonly string[]
+  algorithms: readonly string[]
+  clockToleranceSec: number
+  /** A JWKS URL to use instead of metadata discovery (one issuer only). */
+  jwksUri: URL | undefined
+  /** A fixed key set instead of a fetched one. */
+  jwks: { keys: object[] } | undefined
+  /** Required `typ` header (e.g. `at+jwt`), when set. */
+  typ: string | undefined
+  /** Bound on each metadata or JWKS fetch. */
+  fetchTimeoutMs: number
+  /** After a JWKS fetch, a token with an unknown `kid` triggers no other fetch for this long. */
+  jwksCooldownMs: number
+}
+
+type Jose = typeof import('jose')
+type KeySet = ReturnType<Jose['createRemoteJWKSet']> | ReturnType<Jose['createLocalJWKSet']>
+
+/** After a failed discovery, requests get the same failure for this long before it is tried again. */
+const DISCOVERY_RETRY_MS = 5000
+/** Keep a fetched JWKS this long at most. */
+const JWKS_MAX_AGE_MS = 10 * 60_000
+
+/** What a `jose` failure means for the client: its token is bad (401) or we could not check it (503). */
+function translate (err: unknown): Error {
+  const code = (err as { code?: unknown } | null)?.code
+  switch (code) {
+    case 'ERR_JWT_EXPIRED': return new InvalidTokenError('The access token expired')
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED': {
+      const claim = (err as { claim?: unknown }).claim
+      if (claim === 'aud') return new InvalidTokenError('The access token was not issued for this resource')
+      if (claim === 'nbf') return new InvalidTokenError('The access token is not valid yet')
+      if (claim === 'iss') return new InvalidTokenError('The access token was issued by another authorization server')
+      if (claim === 'exp') return new InvalidTokenError('The access token has no expiry')
+      return new InvalidTokenError('The access token failed a claim check')
+    }
+    case 'ERR_JOSE_ALG_NOT_ALLOWED': return new InvalidTokenError('The access token is signed with an algorithm this resource does not accept')
+    case 'ERR_JWKS_NO_MATCHING_KEY': return new InvalidTokenError('The access token is signed with an unknown key')
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED': return new InvalidTokenError('The access token signature is invalid')
+    case 'ERR_JWKS_TIMEOUT': return new VerifierUnavailableError('The JWKS did not arrive in time', { cause: err })
+    case 'ERR_JWKS_INVALID': return new VerifierUnavailableError('The JWKS is invalid', { cause: err })
+    case 'ERR_JWS_INVALID':
+    case 'ERR_JWT_INVALID':
+    case 'ERR_JWKS_MULTIPLE_MATCHING_KEYS':
+    case 'ERR_JOSE_NOT_SUPPORTED':
+      return new InvalidTokenError('The access token is invalid')
+    default:
+      // A JWKS fetch that failed (network, non-200) or anything unexpected: not the token's fault.
+      return new VerifierUnavailableError('The access token could not be verified', { cause: err })
+  }
+}
+
+function claimString (payload: Record<string, unknown>, name: string): string | undefined {
+  const value = payload[name]
+  return typeof value === 'string' ? value : undefined
+}
+
+export function createJwtVerifier (jose: Jose, settings: JwtSettings, fetchFn: typeof globalThis.fetch = globalThis.fetch): (token: string) => Promise<VerifiedAccessToken> {
+  const allowed = new Set(settings.algorithms)
+  const keySets = new Map<string, { keys?: KeySet, pending?: Promise<KeySet>, failure?: Error, failedAt?: number }>()
+  const fixed: KeySet | undefined = settings.jwks !== undefined
+    ? jose.createLocalJWKSet(settings.jwks as Parameters<Jose['createLocalJWKSet']>[0])
+    : settings.jwksUri !== undefined ? remote(settings.jwksUri) : undefined
+
+  function remote (url: URL): KeySet {
+    return jose.createRemoteJWKSet(url, {
+      timeoutDuration: settings.fetchTimeoutMs,
+      cooldownDuration: settings.jwksCooldownMs,
+      cacheMaxAge: JWKS_MAX_AGE_MS,
+      [jose.customFetch]: fetchFn
+    })
+  }
+
+  /** The issuer's key set, discovered once (one discovery at a time; a failure is retried after a pause). */
+  function keySetFor (issuer: string): KeySet | Promise<KeySet> {
+    if (fixed !== undefined) return fixed
+    let slot = keySets.get(issuer)
+    if (slot === undefined) keySets.set(issuer, slot = {})
+    if (slot.keys !== undefined) return slot.keys
+    if (slot.pending !== undefined) return slot.pending
+    if (slot.failure !== undefined && Date.now() - (slot.failedAt ?? 0) < DISCOVERY_RETRY_MS) throw slot.failure
+    const entry = slot
+    entry.pending = discoverJwksUri(issuer, { fetch: fetchFn, timeoutMs: settings.fetchTimeoutMs }).then((uri) => {
+      entry.keys = remote(uri)
+      entry.pending = undefined
+      entry.failure = undefined
+      return entry.keys
+    }, (err: unknown) => {
+      entry.pending = undefined
+      entry.failure = new VerifierUnavailableError(`Authorization server metadata unavailable for ${issuer}`, { cause: err })
+      entry.failedAt = Date.now()
+      throw entry.failure
+    })
+    return entry.pending
+  }
+
+  return async function verifyJwt (token: string): Promise<VerifiedAccessToken> {
+    let header: ReturnType<Jose['decodeProtectedHeader']>
+    let unverified: ReturnType<Jose['decodeJwt']>
+    try {
+      header = jose.decodeProtectedHeader(token)
+      unverified = jose.decodeJwt(token)
+    } catch {
+      throw new InvalidTokenError('The access token is not a JWT')
+    }
+    // Checked before any key is looked up: `none` and HMAC never reach the key set.
+    if (typeof header.alg !== 'string' || !allowed.has(header.alg)) {
+      throw new InvalidTokenError('The access token is signed with an algorithm this resource does not accept')
+    }
+    const issuer = unverified.iss
+    if (typeof issuer !== 'string' || !settings.issuers.includes(issuer)) {
+      throw new InvalidTokenError('The access token was issued by another authorization server')
+    }
+    let payload: Record<string, unknown>
+    try {
+      const keys = await keySetFor(issuer)
+      const verified = await jose.jwtVerify(token, keys, {
+        issuer,
+        audience: [...settings.audiences],
+        algorithms: [...settings.algorithms],
+        clockTolerance: settings.clockToleranceSec,
+        requiredClaims: ['exp'],
+        ...(settings.typ !== undefined ? { typ: settings.typ } : {})
+      })
+      payload = verified.payload as Record<string, unknown>
+    } catch (err) {
+      if (err instanceof InvalidTokenError || err instanceof VerifierUnavailableError) throw err
+      throw translate(err)
+    }
+    const scope = payload.scope !== undefined ? payload.scope : payload.scp
+    return {
+      issuer,
+      subject: claimString(payload, 'sub'),
+      clientId: claimString(payload, 'client_id') ?? claimString(payload, 'azp'),
+      scopes: scopesFromClaim(scope),
+      expiresAt: typeof payload.exp === 'number' ? payload.exp : undefined,
+      claims: payload
+    }
+  }
+}

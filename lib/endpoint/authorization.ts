@@ -1,0 +1,128 @@
+/**
+ * The endpoint as an OAuth resource server, wired into Fastify: the
+ * route-level `onRequest` hook that authenticates every request to the
+ * endpoint (all HTTP methods, both eras) before its body is read, the scope
+ * check once the JSON-RPC message is known (per method, and per tool, prompt
+ * or resource through REQUIRED_SCOPES), and the RFC 9728 metadata route.
+ *
+ * Refusals are JSON-RPC error bodies (`-32600`; `-32603` for a 503) behind
+ * the status and `WWW-Authenticate` header clients act on. A 401 is decided
+ * before the body is parsed, so it carries no id; a 403 echoes the id.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { setVerifiedCaller, verifiedCallerOf } from '../auth/auth-info.js'
+import type { ResolvedAuthorization } from '../auth/authorization-options.js'
+import { setCaller } from '../auth/caller.js'
+import { FILTERED_LISTS, filterList } from '../auth/list-filter.js'
+import { type AuthRejection, type AuthVerdict, isRejection, ResourceServer, RETRY_AFTER_SEC, type TokenVerifier } from '../auth/resource-server.js'
+import { scopesRequired } from '../capabilities/scopes.js'
+import type { JsonObject, ServerModule } from '../capabilities/server-module.js'
+import { FST_MCP_INVALID_OPTION } from '../errors.js'
+import type { RequestId } from '../protocol/jsonrpc.js'
+import { ErrorCode } from '../protocol/mcp-error.js'
+import { METHOD_ROUTES } from '../protocol/methods.js'
+import { sendError } from '../response/reply.js'
+import type { Outcome } from '../handler/invoke.js'
+
+export interface EndpointAuthorization {
+  readonly resourceServer: ResourceServer
+  /** `onRequest` hook of the endpoint's routes (callback style: a known token costs no promise). */
+  authenticate (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void
+  /** A 403 sent when the caller lacks a scope `method` with `params` needs; undefined to go on. */
+  checkScopes (request: FastifyRequest, reply: FastifyReply, id: RequestId, method: string, params: JsonObject): FastifyReply | undefined
+  /** With `filterLists`: narrows a list outcome to what the caller may use; undefined when lists are not filtered. */
+  readonly filterListOutcome: ((method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome) | undefined
+  /** Serves the metadata document on `fastify` (at the origin's well-known paths). */
+  serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory']): void
+}
+
+export function sendRejection (reply: FastifyReply, rejection: AuthRejection, id: RequestId | undefined): FastifyReply {
+  if (rejection.challenge !== undefined) reply.header('www-authenticate', rejection.challenge)
+  if (rejection.status === 503) reply.header('retry-after', String(RETRY_AFTER_SEC))
+  return sendError(reply, rejection.status, id, rejection.status === 503 ? ErrorCode.InternalError : ErrorCode.InvalidRequest, rejection.message)
+}
+
+/** The built-in JWT verifier, with `jose` loaded only now (an optional peer dependency). */
+async function jwtVerifier (settings: ResolvedAuthorization): Promise<TokenVerifier> {
+  if (settings.verifier.kind === 'custom') return settings.verifier.verify
+  let jose: typeof import('jose')
+  try {
+    jose = await import('jose')
+  } catch {
+    throw new FST_MCP_INVALID_OPTION('authorization', 'built-in JWT verification needs the optional peer dependency "jose" (npm install jose); or give verifyAccessToken')
+  }
+  const { createJwtVerifier } = await import('../auth/jwt-verifier.js')
+  const verify = createJwtVerifier(jose, settings.verifier.settings)
+  return (token) => verify(token)
+}
+
+export async function createEndpointAuthorization (settings: ResolvedAuthorization, server: ServerModule): Promise<EndpointAuthorization> {
+  const resourceServer = new ResourceServer(settings, await jwtVerifier(settings))
+
+  function admit (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, verdict: AuthVerdict): void {
+    if (isRejection(verdict)) {
+      sendRejection(reply, verdict, undefined)
+      return
+    }
+    setVerifiedCaller(request, verdict)
+    if (verdict.principal !== undefined) setCaller(request, verdict.principal)
+    done()
+  }
+
+  function authenticate (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    const verdict = resourceServer.authenticate(request)
+    if (!(verdict instanceof Promise)) {
+      admit(request, reply, done, verdict)
+      return
+    }
+    verdict.then((v) => admit(request, reply, done, v), (err: unknown) => done(err as Error))
+  }
+
+  function checkScopes (request: FastifyRequest, reply: FastifyReply, id: RequestId, method: string, params: JsonObject): FastifyReply | undefined {
+    const caller = verifiedCallerOf(request)
+    if (caller === undefined) return undefined
+    const route = METHOD_ROUTES[method]
+    let handlerScopes: readonly string[] | undefined
+    if (route !== undefined) {
+      try {
+        handlerScopes = scopesRequired((server as Record<string, unknown>)[route.handler], params)
+      } catch (err) {
+        // A scope declaration that throws is the server's bug: refuse, without details.
+        request.log.error({ err, method }, 'MCP required-scopes function failed')
+        return sendError(reply, 200, id, ErrorCode.InternalError, 'Internal error')
+      }
+    }
+    const needed = resourceServer.scopesNeeded(method, handlerScopes)
+    if (needed.length === 0) return undefined
+    const denied = resourceServer.checkScopes(caller, needed)
+    return denied === undefined ? undefined : sendRejection(reply, denied, id)
+  }
+
+  const filterListOutcome = settings.filterLists
+    ? (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean): Outcome =>
+        outcome.ok && FILTERED_LISTS.has(method)
+          ? { ok: true, result: filterList(server, method, outcome.result, verifiedCallerOf(request), modern) }
+          : outcome
+    : undefined
+
+  function serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory']): void {
+    if (!settings.serveMetadata) return
+    if (fastify.prefix !== '') {
+      throw new FST_MCP_INVALID_OPTION('authorization.serveMetadata',
+        `the metadata document belongs at ${resourceServer.metadataPaths.join(', ')} on the origin, but this context adds the prefix "${fastify.prefix}": register the plugin at the root, or set serveMetadata: false and serve fastify.mcp.authorization.metadata yourself`)
+    }
+    for (const url of resourceServer.metadataPaths) {
+      fastify.route({
+        method: 'GET',
+        url,
+        childLoggerFactory: loggerFactory,
+        handler (_request, reply) {
+          // A public document: any origin may read it (browser-based MCP clients fetch it cross-origin).
+          return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(resourceServer.metadataJson)
+        }
+      })
+    }
+  }
+
+  return { resourceServer, authenticate, checkScopes, filterListOutcome, serveMetadata }
+}

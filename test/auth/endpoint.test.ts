@@ -1,0 +1,181 @@
+/**
+ * The endpoint with `authorization`, against the local authorization server,
+ * in both eras: 401 (every HTTP method, before the body is read) with the
+ * challenge MCP clients follow, the RFC 9728 metadata document, 403
+ * `insufficient_scope` per method and per tool naming every needed scope and
+ * echoing the request id, `ctx.auth` in handlers, tasks bound to the
+ * principal, and tokens kept out of the logs.
+ */
+import { Writable } from 'node:stream'
+import Fastify, { type FastifyInstance } from 'fastify'
+import t, { type Test } from 'tap'
+import { REQUIRED_SCOPES } from '../../lib/capabilities/scopes.js'
+import mcpCapabilities, { type AuthorizationOptions, type HandlerContext, runAsTask } from '../../lib/index.js'
+import { startAuthServer } from '../helpers/auth-server.js'
+import { assertError, mcpClient, MODERN } from '../helpers/mcp-inject.js'
+import { tasksClient } from '../tasks/helpers.js'
+
+const RESOURCE = 'https://mcp.example.com/mcp'
+const METADATA_URL = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
+
+const as = await startAuthServer()
+t.teardown(() => as.close())
+
+const seen: Array<HandlerContext['auth']> = []
+
+function callTool (params: { name: string }, ctx: HandlerContext): unknown {
+  seen.push(ctx.auth)
+  if (params.name === 'slow') return runAsTask(ctx, async () => ({ content: [{ type: 'text', text: 'done' }] }))
+  return { content: [{ type: 'text', text: `hello ${ctx.auth?.subject ?? 'nobody'}` }] }
+}
+// Per tool: `write` needs notes:write (what the define helpers set from `scopes`).
+Object.assign(callTool, { [REQUIRED_SCOPES]: (params: { name?: unknown }) => params.name === 'write' ? ['notes:write'] : undefined })
+
+const server = {
+  listTools: () => ({ tools: [{ name: 'hello', inputSchema: { type: 'object' } }, { name: 'write', inputSchema: { type: 'object' } }] }),
+  callTool,
+  listPrompts: () => ({ prompts: [] }),
+  getPrompt: () => ({ messages: [] })
+}
+
+async function build (t: Test, authorization: Partial<AuthorizationOptions> = {}, extra: Record<string, unknown> = {}): Promise<FastifyInstance> {
+  const app = Fastify(extra.logger !== undefined ? { logger: extra.logger as never } : {})
+  await app.register(mcpCapabilities, {
+    server,
+    serverInfo: { name: 'auth-tests', version: '1.0.0' },
+    tasks: true,
+    authorization: {
+      resource: RESOURCE,
+      authorizationServers: [as.issuer],
+      scopesSupported: ['notes:read', 'notes:write'],
+      methodScopes: { 'prompts/get': ['prompts'] },
+      ...authorization
+    }
+  })
+  t.teardown(() => app.close())
+  return app
+}
+
+const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` })
+const token = async (sub: string, scope = 'notes:read'): Promise<string> => as.mint(RESOURCE, { sub, scope })
+
+t.test('no token: 401 in every era and on every HTTP method, with the challenge', async (t) => {
+  const app = await build(t)
+  const mcp = mcpClient(t, app)
+  const challenge = `Bearer resource_metadata="${METADATA_URL}", scope="notes:read notes:write"`
+  for (const reply of [
+    await mcp.modern('server/discover'),
+    await mcp.initialize('2025-11-25'),
+    await mcp.legacy('tools/list', {}, { protocolVersion: '2025-06-18' }),
+    await mcp.send('GET'),
+    await mcp.send('DELETE')
+  ]) {
+    assertError(t, reply, { status: 401, code: -32600, id: undefined, message: /^Unauthorized/ })
+    t.equal(reply.headers['www-authenticate'], challenge)
+  }
+  const bad = await mcp.modern('server/discover', {}, { headers: bearer(await as.mint('https://other.example.com/mcp', { sub: 'a' })) })
+  assertError(t, bad, { status: 401, code: -32600, id: undefined, message: /not issued for this resource/ })
+  t.equal(bad.headers['www-authenticate'], `Bearer resource_metadata="${METADATA_URL}", error="invalid_token", error_description="The access token was not issued for this resource", scope="notes:read notes:write"`)
+  const malformed = await mcp.modern('server/discover', {}, { headers: { authorization: 'Bearer a b' } })
+  assertError(t, malformed, { status: 400, code: -32600, id: undefined })
+  t.match(malformed.headers['www-authenticate'], /error="invalid_request"/)
+})
+
+t.test('the protected-resource metadata document (RFC 9728), open to all', async (t) => {
+  const app = await build(t, { resourceName: 'Notes' })
+  const response = await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource/mcp' })
+  t.equal(response.statusCode, 200)
+  t.match(response.headers['content-type'], /^application\/json/)
+  t.strictSame(response.json(), {
+    resource: RESOURCE,
+    authorization_servers: [as.issuer],
+    bearer_methods_supported: ['header'],
+    scopes_supported: ['notes:read', 'notes:write'],
+    resource_name: 'Notes'
+  })
+  t.equal((await app.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource' })).statusCode, 404, 'not at the root for a resource with a path')
+  const root = Fastify()
+  await root.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, authorization: { resource: 'https://mcp.example.com', authorizationServers: [as.issuer] } })
+  t.teardown(() => root.close())
+  t.equal((await root.inject({ method: 'GET', url: '/.well-known/oauth-protected-resource' })).json().resource, 'https://mcp.example.com', 'at the root for a bare origin')
+})
+
+t.test('a valid token: served in both eras, ctx.auth for handlers', async (t) => {
+  const app = await build(t)
+  const mcp = mcpClient(t, app)
+  const alice = await token('alice')
+  const discover = await mcp.modern('server/discover', {}, { headers: bearer(alice) })
+  t.equal(discover.status, 200)
+  t.equal(discover.json.result.cacheScope, 'private')
+  seen.length = 0
+  const modern = await mcp.modern('tools/call', { name: 'hello', arguments: {} }, { headers: bearer(alice) })
+  t.strictSame(modern.json.result.content, [{ type: 'text', text: 'hello alice' }])
+  const init = await mcp.initialize('2025-11-25', { headers: bearer(alice) })
+  t.equal(init.status, 200)
+  const legacy = await mcp.legacy('tools/call', { name: 'hello', arguments: {} }, { protocolVersion: '2025-11-25', headers: bearer(alice) })
+  t.strictSame(legacy.json.result.content, [{ type: 'text', text: 'hello alice' }])
+  t.equal(seen.length, 2)
+  const auth = seen[0]
+  t.equal(auth?.subject, 'alice')
+  t.equal(auth?.issuer, as.issuer)
+  t.strictSame(auth?.scopes, ['notes:read'])
+  t.equal(typeof auth?.expiresAt, 'number')
+  t.equal(auth?.claims.aud, RESOURCE)
+  t.equal(auth?.token, undefined, 'no raw token unless exposeToken')
+  t.ok(Object.isFrozen(auth))
+})
+
+t.test('403 insufficient_scope per tool and per method, naming every needed scope, echoing the id', async (t) => {
+  const app = await build(t, { requiredScopes: ['notes:read'] })
+  const mcp = mcpClient(t, app)
+  const reader = await token('reader', 'notes:read')
+  const write = await mcp.modern('tools/call', { name: 'write', arguments: {} }, { id: 7, headers: bearer(reader) })
+  assertError(t, write, { status: 403, code: -32600, id: 7, message: /^Forbidden: insufficient scope/ })
+  t.equal(write.headers['www-authenticate'],
+    `Bearer resource_metadata="${METADATA_URL}", error="insufficient_scope", error_description="This operation needs the scopes notes:read notes:write", scope="notes:read notes:write"`)
+  const legacyWrite = await mcp.legacy('tools/call', { name: 'write', arguments: {} }, { id: 'w', protocolVersion: '2025-11-25', headers: bearer(reader) })
+  assertError(t, legacyWrite, { status: 403, code: -32600, id: 'w' })
+  const prompt = await mcp.modern('prompts/get', { name: 'p' }, { id: 8, headers: bearer(reader) })
+  assertError(t, prompt, { status: 403, code: -32600, id: 8 })
+  t.match(prompt.headers['www-authenticate'], /scope="notes:read prompts"/)
+  const writer = await token('writer', 'notes:read notes:write')
+  t.equal((await mcp.modern('tools/call', { name: 'write', arguments: {} }, { headers: bearer(writer) })).status, 200)
+  t.equal((await mcp.modern('tools/call', { name: 'hello', arguments: {} }, { headers: bearer(reader) })).status, 200, 'other tools need no more')
+  const none = await token('none', '')
+  const denied = await mcp.modern('server/discover', {}, { headers: bearer(none) })
+  assertError(t, denied, { status: 403, code: -32600, id: undefined })
+  t.match(denied.headers['www-authenticate'], /error="insufficient_scope".*scope="notes:read"/)
+})
+
+t.test('tasks belong to the principal that created them', async (t) => {
+  const app = await build(t)
+  const tasks = tasksClient(t, app)
+  const alice = await token('alice')
+  const created = await tasks.call('slow', {}, { headers: bearer(alice) })
+  const taskId = created.json.result?.taskId as string
+  t.type(taskId, 'string', 'a task was created')
+  t.equal((await tasks.get(taskId, { headers: bearer(alice) })).status, 200, 'the creator sees it')
+  // A refreshed token of the same subject still owns it: the owner is the principal, not the token.
+  t.equal((await tasks.get(taskId, { headers: bearer(await token('alice', 'notes:read notes:write')) })).status, 200, 'the same subject with a new token')
+  const bob = await tasks.get(taskId, { headers: bearer(await token('bob')) })
+  t.equal(bob.status, 400)
+  t.equal(bob.json.error?.code, -32602, 'another subject gets the unknown-task error')
+})
+
+t.test('tokens never reach the logs, whatever the request serializer logs', async (t) => {
+  const lines: string[] = []
+  const stream = new Writable({ write (chunk, _enc, done) { lines.push(String(chunk)); done() } })
+  const app = await build(t, {}, {
+    logger: { level: 'trace', stream, serializers: { req: (req: { method: string, headers: unknown }) => ({ method: req.method, headers: req.headers }) } }
+  })
+  const mcp = mcpClient(t, app)
+  const alice = await token('alice')
+  t.equal((await mcp.modern('tools/call', { name: 'hello', arguments: {} }, { headers: bearer(alice) })).status, 200)
+  t.equal((await mcp.modern('tools/call', { name: 'hello', arguments: {} }, { headers: { authorization: 'Bearer not-a-valid-token' } })).status, 401)
+  const log = lines.join('')
+  t.match(log, /incoming request/, 'requests were logged with their headers')
+  t.match(log, /"authorization":"\[redacted\]"/, 'the header is redacted')
+  t.notMatch(log, alice, 'the valid token is not logged')
+  t.notMatch(log, /not-a-valid-token/, 'nor the invalid one')
+  t.equal(MODERN, '2026-07-28')
+})
