@@ -89,6 +89,10 @@ export type { CodedErrorConstructor } from './errors.js'
 // what the scale parts implement (./redis provides them on Redis)
 export type { EventBus, McpEvent, McpEventListener, ListName } from './scale/event-bus.js'
 export type { AnswerRouter, AnswerReceiver } from './scale/answer-router.js'
+export type {
+  TaskStore, TaskStoreFactory, TaskLimits, StoredTask, TaskStatus, Change,
+  CreateOutcome, CreateRefusal, AskOutcome, AskRefusal, AnswerOutcome
+} from './scale/task-store.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'
 export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './protocol/discover-result.js'
