@@ -18,7 +18,7 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import mcpCapabilities, { ErrorCode, McpError, runAsTask, type ElicitResult, type HandlerContext, type ServerModule } from '../lib/index.js'
+import mcpCapabilities, { ErrorCode, McpError, runAsTask, type ElicitResult, type HandlerContext, type AnyServerModule } from '../lib/index.js'
 
 export const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const
 export type ConformanceEra = typeof CONFORMANCE_ERAS[number]
@@ -163,7 +163,7 @@ function sleepUnless (ms: number, signal: AbortSignal): Promise<void> {
 const CONFIRM_DELETE_SCHEMA = { type: 'object', properties: { confirm: { type: 'boolean' } }, required: ['confirm'] }
 
 /** Builds the conformance server module. Hooks let the trigger tools push list changes. */
-export function buildConformanceServer (hooks: ConformanceHooks = {}): ServerModule {
+export function buildConformanceServer (hooks: ConformanceHooks = {}): AnyServerModule {
   // tools/list keeps this order; http-header-validation calls the first tool with no arguments.
   const tools: Record<string, Tool> = {
     test_simple_text: {

@@ -32,7 +32,7 @@ export const FST_MCP_INVALID_SERVER = coded<'FST_MCP_INVALID_SERVER', [string]>(
 
 export const FST_MCP_MISSING_HANDLER = coded<'FST_MCP_MISSING_HANDLER', [string, string]>(
   'FST_MCP_MISSING_HANDLER',
-  'Capability "%s" is advertised but its handler "%s" is missing from the server module'
+  'Capability "%s" needs the handler "%s", which is missing from the server module'
 )
 
 export const FST_MCP_INVALID_CAPABILITIES = coded<'FST_MCP_INVALID_CAPABILITIES', [string]>(

@@ -68,7 +68,7 @@ export type {
 } from './protocol/client-requests.js'
 export type { Era, HandlerName } from './protocol/methods.js'
 export type { JsonObject } from './protocol/jsonrpc.js'
-export type { ServerModule, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
+export type { ServerModule, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
 export { MODERN_VERSIONS, LEGACY_VERSIONS } from './protocol/versions.js'
 export { LOG_LEVELS } from './protocol/log-level.js'
 export type { LogLevel } from './protocol/log-level.js'
@@ -77,6 +77,20 @@ export type { ParamHeaderMode } from './options.js'
 export { canRunAsTask, runAsTask } from './tasks/service.js'
 export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
+export { MemoryTaskStore } from './scale/task-store.js'
+export type {
+  AnswerOutcome,
+  AskOutcome,
+  AskRefusal,
+  Change,
+  CreateOutcome,
+  CreateRefusal,
+  StoredTask,
+  TaskLimits,
+  TaskStatus,
+  TaskStore,
+  TaskStoreFactory
+} from './scale/task-store.js'
 export type { AuthorizationOptions, AccessTokenVerifier, JwtOptions } from './auth/authorization-options.js'
 export type { AuthInfo } from './capabilities/auth-info.js'
 export type { VerifiedAccessToken } from './auth/auth-info.js'
@@ -89,10 +103,6 @@ export type { CodedErrorConstructor } from './errors.js'
 // what the scale parts implement (./redis provides them on Redis)
 export type { EventBus, McpEvent, McpEventListener, ListName } from './scale/event-bus.js'
 export type { AnswerRouter, AnswerReceiver } from './scale/answer-router.js'
-export type {
-  TaskStore, TaskStoreFactory, TaskLimits, StoredTask, TaskStatus, Change,
-  CreateOutcome, CreateRefusal, AskOutcome, AskRefusal, AnswerOutcome
-} from './scale/task-store.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'
 export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './protocol/discover-result.js'

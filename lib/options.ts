@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
-import type { ServerModule } from './capabilities/server-module.js'
+import type { AnyServerModule } from './capabilities/server-module.js'
 import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
 import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 
@@ -77,7 +77,7 @@ export type { CacheScope, Icon }
 
 export interface McpCapabilitiesOptions {
   /** The server module: an object whose methods are the MCP handlers. */
-  server: ServerModule
+  server: AnyServerModule
   /** Identifies this server in `initialize` and `server/discover` results. */
   serverInfo: ServerInfo
   /** Which protocol eras the endpoint serves; default `'dual'`. */
@@ -120,6 +120,12 @@ export interface McpCapabilitiesOptions {
    */
   validateParamHeaders?: ParamHeaderMode
   /**
+   * Check every handler result against its method's wire schema for the
+   * request's era before sending it; a mismatch is logged and answered
+   * -32603. Default `false` (turn it on in development and tests).
+   */
+  validateResults?: boolean
+  /**
    * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
    * request needs a bearer token issued for `resource` (see README, Authorization).
    */
@@ -132,7 +138,7 @@ export interface ResolvedCacheHints {
 }
 
 export interface ResolvedOptions {
-  server: ServerModule
+  server: AnyServerModule
   serverInfo: Readonly<ServerInfo>
   era: DeploymentEra
   path: string
@@ -151,13 +157,14 @@ export interface ResolvedOptions {
   requestStateTtlMs: number
   clientRequestTimeoutMs: number
   validateParamHeaders: ParamHeaderMode
+  validateResults: boolean
   authorization: ResolvedAuthorization | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -319,12 +326,14 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (typeof keepAliveMs !== 'number' || !Number.isSafeInteger(keepAliveMs) || keepAliveMs < 0 || keepAliveMs > MAX_TIMER_MS) {
     throw new FST_MCP_INVALID_OPTION('keepAliveMs', `expected an integer from 0 (no keep-alive) to ${MAX_TIMER_MS} (milliseconds)`)
   }
+  const validateResults = options.validateResults === undefined ? false : options.validateResults
+  if (typeof validateResults !== 'boolean') throw new FST_MCP_INVALID_OPTION('validateResults', 'expected a boolean')
   const validateParamHeaders = options.validateParamHeaders === undefined ? DEFAULT_PARAM_HEADER_MODE : options.validateParamHeaders
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
   return {
-    server: server as ServerModule,
+    server: server as AnyServerModule,
     serverInfo: checkServerInfo(options.serverInfo),
     era: era as DeploymentEra,
     path,
@@ -343,6 +352,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
+    validateResults,
     authorization: resolveAuthorization(options.authorization)
   }
 }

@@ -13,6 +13,7 @@ import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
 import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION } from './errors.js'
+import { checkServerModule } from './capabilities/module-check.js'
 import { classifyMessage } from './protocol/jsonrpc.js'
 import { createLegacyHandler } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
@@ -78,6 +79,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const options = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
 
+  for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
   const state = createEndpointState(options, auth?.filterListOutcome)

@@ -4,6 +4,7 @@
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type {
+  InputRequiredResult,
   ClientRequestOptions,
   CreateMessageParams,
   CreateMessageResult,
@@ -13,6 +14,24 @@ import type {
 } from '../protocol/client-requests.js'
 import type { AuthInfo } from './auth-info.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
+import type {
+  CallToolParams,
+  CallToolResult,
+  CompleteParams,
+  CompleteResult,
+  EmptyResult,
+  GetPromptParams,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  PaginatedParams,
+  ReadResourceParams,
+  ReadResourceResult,
+  SetLevelParams,
+  SubscribeParams
+} from '../protocol/schemas.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import type { Era, HandlerName } from '../protocol/methods.js'
 
@@ -93,8 +112,55 @@ export interface CapabilitiesDeclaration {
   extensions?: Record<string, JsonObject>
 }
 
+/** What `runAsTask` answers when it created a task (`resultType: "task"`). */
+export interface TaskCreatedResult {
+  resultType: 'task'
+  [key: string]: unknown
+}
+
+/**
+ * Each handler's params and result, from the wire schemas: a module written
+ * with `satisfies ServerModule` gets completion, and a result of the wrong
+ * shape (`{ content: 42 }`) does not compile. Methods that can ask the client
+ * for input may also answer `inputRequired(...)`; `callTool` may answer with
+ * `runAsTask(...)`.
+ */
+export interface HandlerSignatures {
+  listTools: Handler<PaginatedParams, ListToolsResult>
+  callTool: Handler<CallToolParams, CallToolResult | InputRequiredResult | TaskCreatedResult>
+  listResources: Handler<PaginatedParams, ListResourcesResult>
+  readResource: Handler<ReadResourceParams, ReadResourceResult | InputRequiredResult>
+  listResourceTemplates: Handler<PaginatedParams, ListResourceTemplatesResult>
+  listPrompts: Handler<PaginatedParams, ListPromptsResult>
+  getPrompt: Handler<GetPromptParams, GetPromptResult | InputRequiredResult>
+  complete: Handler<CompleteParams, CompleteResult>
+  subscribeResource: Handler<SubscribeParams, EmptyResult | undefined | void>
+  unsubscribeResource: Handler<SubscribeParams, EmptyResult | undefined | void>
+  setLogLevel: Handler<SetLevelParams, EmptyResult | undefined | void>
+}
+
+/** `capabilities`: a declaration, or a function of the era returning one. */
+export type CapabilitiesOption = CapabilitiesDeclaration | ((context: { era: Era }) => CapabilitiesDeclaration)
+
+/**
+ * A server module with every handler typed from the wire schemas: write
+ * `const server = { ... } satisfies ServerModule` (or `implements` it in a
+ * class) to have params typed and results checked at compile time.
+ */
 export type ServerModule = {
+  [K in HandlerName]?: HandlerSignatures[K]
+} & {
+  capabilities?: CapabilitiesOption
+}
+
+/**
+ * What the `server` option accepts: any object whose handler-named members
+ * are functions, params and results unchecked by the compiler (modules
+ * written before ServerModule was typed keep compiling; results can still be
+ * checked at run time with `validateResults`).
+ */
+export type AnyServerModule = {
   [K in HandlerName]?: Handler<any, any>
 } & {
-  capabilities?: CapabilitiesDeclaration | ((context: { era: Era }) => CapabilitiesDeclaration)
+  capabilities?: CapabilitiesOption
 }

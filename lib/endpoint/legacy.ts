@@ -112,7 +112,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    const invoked = invokeHandler(options.server, route, params, ctx)
+    const invoked = invokeHandler(options.server, route, params, ctx, state.resultCheck)
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
     return whenSettled(filtered, (outcome) => {
       if (outcome.ok && outcome.result.resultType === 'input_required') {

@@ -60,6 +60,21 @@ function isClientInfo (value: unknown): value is ClientInfo {
   return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
 }
 
+/**
+ * 2026-07-28 answers an unknown resource with -32602 and the URI in `data`
+ * (SEP-2164); a handler that threw the legacy -32002 (or `resourceNotFound()`)
+ * gets that answer here.
+ */
+function resourceNotFoundNow (outcome: Extract<Outcome, { ok: false }>, params: JsonObject): Outcome {
+  const data = isJsonObject(outcome.data) ? outcome.data : {}
+  return {
+    ok: false,
+    code: ErrorCode.InvalidParams,
+    message: outcome.message,
+    data: typeof data.uri === 'string' ? data : { ...data, uri: params.uri }
+  }
+}
+
 /** Signs and completes an `input_required` result; only the methods that allow one may send it. */
 function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext): Outcome {
   try {
@@ -221,13 +236,13 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     // `runAsTask` in this handler may create a task.
     if (tasks !== undefined && method === 'tools/call') tasks.bind(request)
     const invoke = (): Outcome | Promise<Outcome> => {
-      const outcome = invokeHandler(options.server, route, params, ctx)
+      const outcome = invokeHandler(options.server, route, params, ctx, state.resultCheck)
       return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
     }
     return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
-      const outcome = settled.ok && settled.result.resultType === 'input_required'
-        ? completeInputRequired(settled.result, replay, ctx)
-        : settled
+      const outcome = settled.ok
+        ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx) : settled
+        : settled.code === ErrorCode.ResourceNotFound ? resourceNotFoundNow(settled, params) : settled
       const status = outcome.ok ? 200 : modernErrorStatus(outcome.code)
       const body = outcome.ok
         ? stampedResponse(id, outcome.result, route.cacheable, request)

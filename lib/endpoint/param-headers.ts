@@ -27,7 +27,7 @@ import { ErrorCode } from '../protocol/mcp-error.js'
 import { METHOD_ROUTES } from '../protocol/methods.js'
 import { decodeHeaderValue } from './request-headers.js'
 import type { ParamHeaderMode } from '../options.js'
-import type { HandlerContext, JsonObject, ServerModule } from '../capabilities/server-module.js'
+import type { HandlerContext, JsonObject, AnyServerModule } from '../capabilities/server-module.js'
 
 
 const HEADER_PREFIX = 'mcp-param-'
@@ -191,14 +191,14 @@ function after<T, U> (value: T | Promise<T>, then: (value: T) => U | Promise<U>)
 
 /** One per endpoint: checks modern tools/call requests before the tool runs. */
 export class ParamHeaderValidator {
-  readonly #server: ServerModule
+  readonly #server: AnyServerModule
   readonly #mode: ParamHeaderMode
   /** Whether any listed tool declares x-mcp-header; undefined until a whole list was seen. */
   #annotated: boolean | undefined
   readonly #frozen = new WeakMap<object, DerivedHeaders>()
   readonly #logged = new Set<string>()
 
-  constructor (server: ServerModule, mode: ParamHeaderMode) {
+  constructor (server: AnyServerModule, mode: ParamHeaderMode) {
     this.#server = server
     this.#mode = mode
     if (typeof server.listTools !== 'function') this.#annotated = false

@@ -5,6 +5,7 @@
 import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../capabilities/build.js'
 import type { CapabilityName } from '../protocol/methods.js'
 import type { ResolvedOptions } from '../options.js'
+import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'
 import type { FastifyRequest } from 'fastify'
 import type { Outcome } from '../handler/invoke.js'
 
@@ -19,6 +20,8 @@ export interface EndpointState {
     readonly legacy: LegacyServerCapabilities
     readonly modern: ModernServerCapabilities
   }
+  /** Present with `validateResults`: checks handler results against their wire schemas. */
+  readonly resultCheck: ResultCheck | undefined
   readonly filterList: ListFilter | undefined
 }
 
@@ -32,6 +35,7 @@ export function createEndpointState (options: ResolvedOptions, filterList?: List
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
     capabilities: Object.freeze({ legacy, modern }),
+    resultCheck: options.validateResults ? createResultCheck() : undefined,
     filterList
   })
 }

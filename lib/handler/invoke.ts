@@ -9,7 +9,8 @@ import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { MethodRoute } from '../protocol/methods.js'
-import type { HandlerContext, JsonObject, ServerModule } from '../capabilities/server-module.js'
+import type { HandlerContext, JsonObject, AnyServerModule } from '../capabilities/server-module.js'
+import type { ResultCheck } from './result-validation.js'
 
 export type Outcome =
   | { ok: true, result: JsonObject }
@@ -19,11 +20,18 @@ function isThenable (value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
 }
 
-function succeed (result: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
-  if (result === undefined || result === null) return { ok: true, result: {} }
+function succeed (result: unknown, route: MethodRoute, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
+  if (result === undefined || result === null) result = {}
   if (!isJsonObject(result)) {
     ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  }
+  if (check !== undefined) {
+    const problems = check(ctx.method, ctx.era, result)
+    if (problems.length > 0) {
+      ctx.logger.error({ method: ctx.method, handler: route.handler, era: ctx.era, problems }, 'MCP handler result does not match the wire schema of its method')
+      return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+    }
   }
   return { ok: true, result }
 }
@@ -41,10 +49,12 @@ function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
 }
 
 export function invokeHandler (
-  server: ServerModule,
+  server: AnyServerModule,
   route: MethodRoute,
   params: JsonObject,
-  ctx: HandlerContext
+  ctx: HandlerContext,
+  /** `validateResults`: checks each result against its method's wire schema. */
+  check?: ResultCheck
 ): Outcome | Promise<Outcome> {
   const handler = server[route.handler]
   if (typeof handler !== 'function') {
@@ -56,8 +66,8 @@ export function invokeHandler (
   } catch (err) {
     return fail(err, route, ctx)
   }
-  if (!isThenable(result)) return succeed(result, route, ctx)
-  return Promise.resolve(result).then((value) => succeed(value, route, ctx), (err: unknown) => fail(err, route, ctx))
+  if (!isThenable(result)) return succeed(result, route, ctx, check)
+  return Promise.resolve(result).then((value) => succeed(value, route, ctx, check), (err: unknown) => fail(err, route, ctx))
 }
 
 /** Applies `then` to an outcome now, or when it settles. */

@@ -179,3 +179,53 @@ t.test('tokens never reach the logs, whatever the request serializer logs', asyn
   t.notMatch(log, /not-a-valid-token/, 'nor the invalid one')
   t.equal(MODERN, '2026-07-28')
 })
+
+t.test('filterLists: a caller sees only the tools their scopes allow, and the list is private', async (t) => {
+  const app = await build(t, { filterLists: true })
+  const mcp = mcpClient(t, app)
+  const names = (reply: { json: any }): string[] => reply.json.result.tools.map((tool: { name: string }) => tool.name)
+  const reader = await mcp.modern('tools/list', {}, { headers: bearer(await token('reader', 'notes:read')) })
+  t.strictSame(names(reader), ['hello'], 'write is hidden without notes:write')
+  t.equal(reader.json.result.cacheScope, 'private')
+  const writer = await mcp.modern('tools/list', {}, { headers: bearer(await token('writer', 'notes:read notes:write')) })
+  t.strictSame(names(writer), ['hello', 'write'])
+  const legacy = await mcp.legacy('tools/list', {}, { protocolVersion: '2025-11-25', headers: bearer(await token('reader', 'notes:read')) })
+  t.strictSame(legacy.json.result.tools.map((tool: { name: string }) => tool.name), ['hello'], 'legacy lists too')
+  t.notOk('cacheScope' in legacy.json.result, 'no modern fields in a legacy result')
+  // Without filterLists every caller sees every tool (and learns from a 403 which scope to ask for).
+  const open = await build(t)
+  const all = await mcpClient(t, open).modern('tools/list', {}, { headers: bearer(await token('reader', 'notes:read')) })
+  t.strictSame(names(all), ['hello', 'write'])
+})
+
+t.test('a verifier that fails is 503 with Retry-After, logged, never 401', async (t) => {
+  const app = await build(t, { verifyAccessToken: () => { throw new Error('introspection endpoint down') } })
+  const response = await app.inject({ method: 'POST', url: '/mcp', headers: { ...bearer('opaque-token'), 'content-type': 'application/json' }, payload: '{"jsonrpc":"2.0","id":1,"method":"ping"}' })
+  t.equal(response.statusCode, 503)
+  t.strictSame(response.json(), { jsonrpc: '2.0', error: { code: -32603, message: 'Service Unavailable: the access token could not be verified; try again later' } })
+  t.equal(response.headers['retry-after'], '5')
+  t.equal(response.headers['www-authenticate'], undefined)
+})
+
+t.test('fastify.mcp.authorization, and registration errors', async (t) => {
+  const app = await build(t)
+  t.equal(app.mcp.authorization?.metadataUrl, METADATA_URL)
+  t.equal(app.mcp.authorization?.resource, RESOURCE)
+  t.equal(app.mcp.authorization?.metadata.resource, RESOURCE)
+  const open = Fastify()
+  t.teardown(() => open.close())
+  await open.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' } })
+  t.equal(open.mcp.authorization, undefined, 'no authorization: an open endpoint')
+
+  const prefixed = Fastify()
+  t.teardown(() => prefixed.close())
+  prefixed.register(async (scope) => {
+    scope.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, authorization: { resource: RESOURCE, authorizationServers: [as.issuer] } })
+  }, { prefix: '/api' })
+  await t.rejects(async () => { await prefixed.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /serveMetadata/ }, 'a prefixed context cannot serve the well-known document')
+
+  const bad = Fastify()
+  t.teardown(() => bad.close())
+  bad.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, authorization: { resource: 'nope', authorizationServers: [] } } as never)
+  await t.rejects(async () => { await bad.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /authorization\.resource/ })
+})

@@ -3,7 +3,7 @@
  * through `ctx`, for the client-request tests of both eras, plus the answers
  * a client gives.
  */
-import type { HandlerContext, ServerModule } from '../../lib/index.js'
+import type { AnyServerModule, HandlerContext } from '../../lib/index.js'
 import { inputRequired } from '../../lib/index.js'
 
 export const NAME_SCHEMA = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] }
@@ -33,7 +33,7 @@ export interface Probe {
   question: string
 }
 
-export function clientRequestModule (probe: Probe = { seen: [], runs: {}, question: 'Q1' }): ServerModule {
+export function clientRequestModule (probe: Probe = { seen: [], runs: {}, question: 'Q1' }): AnyServerModule {
   const tools: Record<string, Tool> = {
     // One question, by explicit key.
     greet: async (_args, ctx) => {

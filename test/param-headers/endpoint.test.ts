@@ -4,7 +4,7 @@
 // annotations are logged.
 import Fastify from 'fastify'
 import t from 'tap'
-import mcpCapabilities, { ErrorCode, type HandlerContext, type McpCapabilitiesOptions, type ServerModule } from '../../lib/index.js'
+import mcpCapabilities, { ErrorCode, type HandlerContext, type McpCapabilitiesOptions, type AnyServerModule } from '../../lib/index.js'
 import { buildApp, captureLogs, SERVER_INFO } from '../helpers/mcp-fixtures.js'
 import { assertError, mcpClient } from '../helpers/mcp-inject.js'
 
@@ -22,7 +22,7 @@ const SQL_TOOL = {
 }
 const PLAIN_TOOL = { name: 'echo', inputSchema: { type: 'object', properties: { text: { type: 'string' } } } }
 
-interface Counting { module: ServerModule, lists: number, calls: number }
+interface Counting { module: AnyServerModule, lists: number, calls: number }
 
 /** A tools module counting its listTools and callTool calls. */
 function counting (list: (params: Record<string, unknown>, ctx: HandlerContext) => unknown): Counting {

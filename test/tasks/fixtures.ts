@@ -1,6 +1,6 @@
 /** A tools module whose tools exercise every path of `runAsTask`, and an app serving it. */
 import type { FastifyInstance } from 'fastify'
-import { ErrorCode, McpError, runAsTask, type HandlerContext, type McpCapabilitiesOptions, type ServerModule } from '../../lib/index.js'
+import { ErrorCode, McpError, runAsTask, type HandlerContext, type McpCapabilitiesOptions, type AnyServerModule } from '../../lib/index.js'
 import { buildApp, type Teardown } from '../helpers/mcp-fixtures.js'
 
 export function text (value: string): { content: Array<{ type: 'text', text: string }> } {
@@ -19,7 +19,7 @@ export interface Probe {
   runs: number
 }
 
-export function tasksModule (probe: Probe): ServerModule {
+export function tasksModule (probe: Probe): AnyServerModule {
   let waiting: Array<() => void> = []
   probe.release = () => {
     for (const resolve of waiting) resolve()

@@ -9,6 +9,7 @@ import { definePrompts } from '../../lib/definitions/prompts.js'
 import { defineResources } from '../../lib/definitions/resources.js'
 import { defineTools, toolError } from '../../lib/definitions/tools.js'
 import type { CallToolResult } from '../../lib/protocol/schemas.js'
+import type { ServerModule } from '../../lib/capabilities/server-module.js'
 
 defineTools({
   add: {
@@ -71,3 +72,32 @@ defineResources({
 })
 // @ts-expect-error `rev` is not a variable of the template
 defineResources({ note: { uriTemplate: 'notes://note/{id}', read: (variables) => variables.rev } })
+
+// Raw handlers: `satisfies ServerModule` types params and checks results.
+const raw = {
+  listTools: () => ({ tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }] }),
+  callTool: (params, ctx) => {
+    expectTypeOf(params.name).toEqualTypeOf<string>()
+    expectTypeOf(params.arguments).toEqualTypeOf<Record<string, unknown> | undefined>()
+    expectTypeOf(ctx.protocolVersion).toEqualTypeOf<string>()
+    return { content: [{ type: 'text', text: String(params.arguments?.text) }] }
+  },
+  readResource: async ({ uri }) => ({ contents: [{ uri, text: 'x' }] }),
+  listResources: () => ({ resources: [] })
+} satisfies ServerModule
+expectTypeOf(raw.callTool).toBeFunction()
+
+// @ts-expect-error content must be an array of content blocks
+const wrong = { listTools: () => ({ tools: [] }), callTool: () => ({ content: 42 }) } satisfies ServerModule
+// @ts-expect-error a text block needs its text
+const missing = { listTools: () => ({ tools: [] }), callTool: () => ({ content: [{ type: 'text' }] }) } satisfies ServerModule
+
+// The define helpers' results are ServerModule parts, spread beside raw handlers.
+const module = {
+  ...defineTools({ t: { handler: () => ({ content: [] }) } }),
+  ...definePrompts({ p: { handler: () => 'hi' } }),
+  ...defineResources({ r: { uri: 'a://b', read: () => 'x' } }),
+  setLogLevel: () => {}
+} satisfies ServerModule
+expectTypeOf(module).toMatchTypeOf<ServerModule>()
+expectTypeOf([wrong, missing]).toBeArray()
