@@ -10,7 +10,8 @@
  * prints an inferred type.
  */
 import ts from 'typescript'
-import { join, relative, sep } from 'node:path'
+import { existsSync, readFileSync } from 'node:fs'
+import { dirname, join, relative, sep } from 'node:path'
 
 export function unexportedReachableTypes (packageDir: string, entryTypeFiles: string[]): string[] {
   const program = ts.createProgram(entryTypeFiles.map((f) => join(packageDir, f)), {
@@ -88,4 +89,43 @@ export function unexportedReachableTypes (packageDir: string, entryTypeFiles: st
     visit(next.node, next.from)
   }
   return [...problems.values()].sort()
+}
+
+/** The packages a module file and the files it imports (relative specifiers) load, followed from `entry`. */
+function packagesReached (entry: string, pattern: RegExp): Set<string> {
+  const packages = new Set<string>()
+  const seen = new Set<string>()
+  const queue = [entry]
+  for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
+    if (seen.has(file) || !existsSync(file)) continue
+    seen.add(file)
+    for (const match of readFileSync(file, 'utf8').matchAll(pattern)) {
+      const specifier = match[1] ?? match[2] ?? match[3]
+      if (specifier === undefined || specifier.startsWith('node:')) continue
+      if (specifier.startsWith('.')) {
+        const target = join(dirname(file), specifier)
+        // declarations import './x.js' and mean './x.d.ts'
+        queue.push(file.endsWith('.d.ts') ? target.replace(/\.js$/, '.d.ts') : target)
+      } else {
+        const parts = specifier.split('/')
+        packages.add(specifier.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0] ?? specifier)
+      }
+    }
+  }
+  return packages
+}
+
+// `import ... from 'x'`, `export ... from 'x'`, `import 'x'`; declarations also `import('x')` type queries
+const STATIC_IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]/gm
+const DECLARATION_IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm
+
+/**
+ * Optional peers an entry's declarations need although its code does not load
+ * them (statically): a consumer of that entry without the peer installed gets
+ * TS2307 under `skipLibCheck: false`.
+ */
+export function optionalPeersOnlyTypesNeed (packageDir: string, entry: { types: string, code: string }, optionalPeers: readonly string[]): string[] {
+  const typed = packagesReached(join(packageDir, entry.types), DECLARATION_IMPORT)
+  const loaded = packagesReached(join(packageDir, entry.code), STATIC_IMPORT)
+  return optionalPeers.filter((peer) => typed.has(peer) && !loaded.has(peer))
 }
