@@ -106,6 +106,7 @@ export class TaskService {
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
   readonly #unsubscribe: () => void
+  #closing: Promise<void> | undefined
 
   constructor (options: TaskServiceOptions) {
     this.limits = options.limits
@@ -203,8 +204,13 @@ export class TaskService {
     }, (err: unknown) => this.#log.warn({ err, taskId: run.taskId }, 'MCP task status message could not be stored'))
   }
 
-  /** Ends every run here (their signals abort); with a shared store, records them as failed (bounded wait). */
-  async close (): Promise<void> {
+  /** Ends every run here (their signals abort); with a shared store, records them as failed (bounded wait). Idempotent. */
+  close (): Promise<void> {
+    this.#closing ??= this.#close()
+    return this.#closing
+  }
+
+  async #close (): Promise<void> {
     this.#unsubscribe()
     const open = this.runs.close('the server is shutting down')
     if (this.store.shared && open.length > 0) {
@@ -253,6 +259,8 @@ export class TaskService {
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
     Promise.resolve().then(() => work(taskCtx)).then(async (value) => {
+      // Cancelled, expired or shut down meanwhile: the store already has the final state.
+      if (run.ended) return
       const result = value === undefined || value === null ? {} : value
       if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
         logger.error({ method: ctx.method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
