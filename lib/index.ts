@@ -68,7 +68,7 @@ export type {
 } from './protocol/client-requests.js'
 export type { Era, HandlerName } from './protocol/methods.js'
 export type { JsonObject } from './protocol/jsonrpc.js'
-export type { ServerModule, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
+export type { ServerModule, CapabilitiesOption, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
 export { MODERN_VERSIONS, LEGACY_VERSIONS } from './protocol/versions.js'
 export { LOG_LEVELS } from './protocol/log-level.js'
 export type { LogLevel } from './protocol/log-level.js'

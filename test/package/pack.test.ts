@@ -18,7 +18,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { tmpdir } from 'node:os'
 import { dirname, join, posix, relative } from 'node:path'
 import { REPO_ROOT } from '../helpers/paths.js'
-import { unexportedReachableTypes } from '../helpers/reachable-types.js'
+import { optionalPeersOnlyTypesNeed, unexportedReachableTypes } from '../helpers/reachable-types.js'
 
 const NAME = 'fastify-mcp-capabilities'
 const STEP_TIMEOUT_MS = 180_000
@@ -139,6 +139,19 @@ t.test('every type a public declaration reaches is exported by an entry', async 
     .map((target) => typeof target === 'object' && target !== null ? (target as Record<string, string>).types : undefined)
     .filter((file): file is string => file !== undefined)
   t.strictSame(unexportedReachableTypes(installed, typeFiles), [], 'a consumer can name every type it is handed')
+})
+
+t.test('no entry\'s declarations need an optional peer its code does not load', async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  const optional = Object.entries((pkg.peerDependenciesMeta ?? {}) as Record<string, { optional?: boolean }>)
+    .filter(([, meta]) => meta.optional === true).map(([name]) => name)
+  for (const [key, target] of Object.entries(pkg.exports as Record<string, unknown>)) {
+    if (typeof target !== 'object' || target === null) continue
+    const { types, default: code } = target as Record<string, string>
+    if (types === undefined || code === undefined) continue
+    t.strictSame(optionalPeersOnlyTypesNeed(installed, { types, code }, optional), [],
+      `exports["${key}"]: a consumer without ${optional.join(', ')} type-checks (skipLibCheck: false)`)
+  }
 })
 
 const INITIALIZE = {
