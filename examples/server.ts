@@ -4,10 +4,17 @@
  *
  *   npm start                          # http://127.0.0.1:3000/mcp, both eras
  *   HOST=127.0.0.1 PORT=8080 MCP_ERA=modern npm start
+ *   MCP_AUTH_ISSUER=https://auth.example.com npm start   # bearer tokens required (see README, Authorization)
+ *
+ * With MCP_AUTH_ISSUER every request needs an access token from that
+ * authorization server (its JWKS found through
+ * <issuer>/.well-known/oauth-authorization-server) whose audience is
+ * MCP_RESOURCE_URL (default http://HOST:PORT/mcp); add_note also needs the
+ * scope notes:write.
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
-import mcpCapabilities, { ErrorCode, McpError, type DeploymentEra, type HandlerContext } from '../lib/index.js'
+import mcpCapabilities, { type AuthorizationOptions, ErrorCode, McpError, type DeploymentEra, type HandlerContext, REQUIRED_SCOPES } from '../lib/index.js'
 
 interface Note { id: string, title: string, body: string, tags: string[] }
 
@@ -162,9 +169,32 @@ const DEFAULT_NOTES: Note[] = [
   { id: '2', title: 'Shopping', body: 'Milk, eggs, coffee.', tags: ['home'] }
 ]
 
-export interface ExampleOptions { era?: DeploymentEra }
+/** The scope a tool needs beyond a valid token (none listed: a valid token is enough). */
+const TOOL_SCOPES: Readonly<Record<string, string[]>> = { add_note: ['notes:write'] }
+// The per-tool scope contract (what the define helpers set from `scopes: [...]`).
+Object.defineProperty(NotesServer.prototype.callTool, REQUIRED_SCOPES, {
+  value: (params: { name?: unknown }) => typeof params.name === 'string' ? TOOL_SCOPES[params.name] : undefined
+})
 
-export async function buildExampleServer ({ era = 'dual' }: ExampleOptions = {}): Promise<FastifyInstance> {
+export interface ExampleOptions {
+  era?: DeploymentEra
+  /** Require bearer tokens (see README, Authorization); open when absent. */
+  authorization?: AuthorizationOptions
+}
+
+/** The example's `authorization` from the environment: MCP_AUTH_ISSUER turns it on. */
+export function authorizationFromEnv (env: NodeJS.ProcessEnv, host: string, port: number): AuthorizationOptions | undefined {
+  const issuer = env.MCP_AUTH_ISSUER
+  if (issuer === undefined || issuer === '') return undefined
+  return {
+    resource: env.MCP_RESOURCE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${port}/mcp`,
+    authorizationServers: [issuer],
+    scopesSupported: ['notes:write'],
+    resourceName: 'Notes (example)'
+  }
+}
+
+export async function buildExampleServer ({ era = 'dual', authorization }: ExampleOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
   const notes = new NotesServer()
   await app.register(mcpCapabilities, {
@@ -172,7 +202,8 @@ export async function buildExampleServer ({ era = 'dual' }: ExampleOptions = {})
     serverInfo: { name: 'notes-example', title: 'Notes (example)', version: '1.0.0' },
     era,
     instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
-    discover: { ttlMs: 60_000, cacheScope: 'public' }
+    discover: { ttlMs: 60_000, cacheScope: 'public' },
+    ...(authorization === undefined ? {} : { authorization })
   })
   // Modern clients listening with subscriptions/listen learn about new notes.
   notes.onNoteAdded = () => app.mcp.notifyResourcesChanged()
@@ -181,6 +212,8 @@ export async function buildExampleServer ({ era = 'dual' }: ExampleOptions = {})
 
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const era = (process.env.MCP_ERA ?? 'dual') as DeploymentEra
-  const app = await buildExampleServer({ era })
-  await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 3000) })
+  const host = process.env.HOST ?? '127.0.0.1'
+  const port = Number(process.env.PORT ?? 3000)
+  const app = await buildExampleServer({ era, authorization: authorizationFromEnv(process.env, host, port) })
+  await app.listen({ host, port })
 }

@@ -52,6 +52,17 @@ export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []
   'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context'
 )
 
+export const FST_MCP_REQUEST_STATE_SECRET_REQUIRED = coded<'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', [string]>(
+  'FST_MCP_REQUEST_STATE_SECRET_REQUIRED',
+  'Option "requestStateSecret" is required with a shared %s: instances behind a load balancer must sign and verify requestState with the same key (a random key per process cannot work there)',
+  TypeError
+)
+
+export const FST_MCP_SCALE_UNAVAILABLE = coded<'FST_MCP_SCALE_UNAVAILABLE', [string, { cause: unknown }?]>(
+  'FST_MCP_SCALE_UNAVAILABLE',
+  'The shared state is not available at registration: %s'
+)
+
 export const FST_MCP_INVALID_DEFINITION = coded<'FST_MCP_INVALID_DEFINITION', [string, string]>(
   'FST_MCP_INVALID_DEFINITION',
   'Invalid definition of %s: %s',

@@ -5,7 +5,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
-import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER } from './errors.js'
+import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_REQUEST_STATE_SECRET_REQUIRED } from './errors.js'
+import { type AnswerRouter, MemoryAnswerRouter } from './scale/answer-router.js'
+import { type EventBus, MemoryEventBus } from './scale/event-bus.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { AnyServerModule } from './capabilities/server-module.js'
 import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
@@ -64,6 +66,19 @@ export interface TaskOptions {
   store?: TaskStoreFactory
   /** The authorization context a task is bound to; default the caller (lib/auth/caller.ts): the authenticated principal, else a digest of the `Authorization` header. */
   owner?: (request: FastifyRequest) => string
+}
+
+/**
+ * The parts several instances share (`redisScale()` from the `./redis` entry
+ * returns them all); each defaults to an in-memory one.
+ */
+export interface ScaleOptions {
+  /** Carries change notifications (and task status) to the listen streams of every instance. */
+  eventBus?: EventBus
+  /** Carries a legacy client's POSTed answer to the instance whose request waits for it. */
+  answerRouter?: AnswerRouter
+  /** Task records (`tasks: true`), like `taskOptions.store` (give it in one place only). */
+  taskStore?: TaskStoreFactory
 }
 
 export interface CacheHintOptions {
@@ -126,6 +141,16 @@ export interface McpCapabilitiesOptions {
    */
   validateResults?: boolean
   /**
+   * The shared parts that let any number of instances serve behind a plain
+   * load balancer, e.g. `redisScale({ url })` from `fastify-mcp-capabilities/redis`.
+   * The endpoint waits for them at registration and closes them with the app.
+   */
+  scale?: ScaleOptions
+  /** The event bus alone (instead of `scale.eventBus`); default in memory, this process only. */
+  eventBus?: EventBus
+  /** The legacy answer router alone (instead of `scale.answerRouter`); default in memory, this process only. */
+  answerRouter?: AnswerRouter
+  /**
    * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
    * request needs a bearer token issued for `resource` (see README, Authorization).
    */
@@ -158,13 +183,16 @@ export interface ResolvedOptions {
   clientRequestTimeoutMs: number
   validateParamHeaders: ParamHeaderMode
   validateResults: boolean
+  /** Given shared parts (undefined: the in-memory defaults). */
+  eventBus: EventBus | undefined
+  answerRouter: AnswerRouter | undefined
   authorization: ResolvedAuthorization | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'scale', 'eventBus', 'answerRouter',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -299,6 +327,35 @@ function checkTaskOptions (value: unknown): CheckedTaskOptions {
   }
 }
 
+const PART_METHODS = Object.freeze({
+  eventBus: ['publish', 'subscribe', 'close'],
+  answerRouter: ['requestId', 'attach', 'route', 'close']
+} as const)
+
+function checkPart<K extends keyof typeof PART_METHODS> (name: K, value: unknown): void {
+  const methods = PART_METHODS[name]
+  if (value === null || typeof value !== 'object' || !methods.every((m) => typeof (value as Record<string, unknown>)[m] === 'function') ||
+    ((value as { ready?: unknown }).ready !== undefined && typeof (value as { ready?: unknown }).ready !== 'function')) {
+    throw new FST_MCP_INVALID_OPTION(name, `expected an object with ${methods.join(', ')} (and optionally ready) methods`)
+  }
+}
+
+/** The shared parts, from `scale` or given alone (not both). */
+function checkScale (options: Record<string, unknown>): { eventBus: EventBus | undefined, answerRouter: AnswerRouter | undefined } {
+  const { scale } = options
+  if (scale !== undefined && !isObject(scale)) throw new FST_MCP_INVALID_OPTION('scale', 'expected an object { eventBus?, answerRouter?, taskStore? }, e.g. redisScale({ url })')
+  const parts: Record<keyof typeof PART_METHODS, unknown> = { eventBus: undefined, answerRouter: undefined }
+  for (const name of Object.keys(PART_METHODS) as Array<keyof typeof PART_METHODS>) {
+    const alone = options[name]
+    const inScale = scale?.[name]
+    if (alone !== undefined && inScale !== undefined) throw new FST_MCP_INVALID_OPTION(name, `given both alone and in "scale": give it once`)
+    const part = alone ?? inScale
+    if (part !== undefined) checkPart(name, part)
+    parts[name] = part
+  }
+  return parts as { eventBus: EventBus | undefined, answerRouter: AnswerRouter | undefined }
+}
+
 /** Validates and normalises the options; throws a coded error for the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {
   if (!isObject(options)) throw new FST_MCP_INVALID_OPTION('options', 'expected an object')
@@ -332,6 +389,22 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
+  const { eventBus, answerRouter } = checkScale(options)
+  const scaleStore = isObject(options.scale) ? options.scale.taskStore : undefined
+  if (scaleStore !== undefined && typeof scaleStore !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('scale.taskStore', 'expected a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
+  }
+  if (scaleStore !== undefined && taskOptions.store !== undefined) {
+    throw new FST_MCP_INVALID_OPTION('taskOptions.store', 'given both here and as "scale.taskStore": give it once')
+  }
+  const taskStore = taskOptions.store ?? scaleStore as TaskStoreFactory | undefined
+  if (taskStore !== undefined && options.requestStateSecret === undefined && tasks) throw new FST_MCP_REQUEST_STATE_SECRET_REQUIRED('task store')
+  const requestStateKeys = checkSecrets(options.requestStateSecret)
+  // A part given here is shared by instances, unless it is one of the in-memory defaults.
+  const sharedBus = eventBus !== undefined && !(eventBus instanceof MemoryEventBus)
+  if (sharedBus && options.requestStateSecret === undefined) throw new FST_MCP_REQUEST_STATE_SECRET_REQUIRED('event bus')
+  const sharedRouter = answerRouter !== undefined && !(answerRouter instanceof MemoryAnswerRouter)
+  if (sharedRouter && options.requestStateSecret === undefined) throw new FST_MCP_REQUEST_STATE_SECRET_REQUIRED('answer router')
   return {
     server: server as AnyServerModule,
     serverInfo: checkServerInfo(options.serverInfo),
@@ -345,14 +418,16 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     tasks,
     taskLimits: taskOptions.limits,
     taskOwner: taskOptions.owner,
-    taskStore: taskOptions.store,
+    taskStore,
     bodyLimit,
     keepAliveMs,
-    requestStateKeys: checkSecrets(options.requestStateSecret),
+    requestStateKeys,
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
+    eventBus,
+    answerRouter,
     authorization: resolveAuthorization(options.authorization)
   }
 }

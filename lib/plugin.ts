@@ -4,6 +4,13 @@
  * messages; GET and DELETE answer 405, as a stateless server has no
  * standalone stream and no sessions). Open `subscriptions/listen` streams get
  * their final response and end before the server stops (`preClose`).
+ *
+ * What instances behind a load balancer must share goes through pluggable
+ * parts (lib/scale/), in memory by default: `notify*()` publish on the event
+ * bus and this endpoint's listen streams hear what the bus delivers, from
+ * any instance; legacy answers that land here for another instance's
+ * request go through the answer router. Shared parts are awaited at
+ * registration (bounded) and closed with the app.
  */
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
@@ -12,10 +19,10 @@ import type { LegacyServerCapabilities, ModernServerCapabilities } from './capab
 import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
-import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION } from './errors.js'
+import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE } from './errors.js'
 import { checkServerModule } from './capabilities/module-check.js'
 import { classifyMessage } from './protocol/jsonrpc.js'
-import { createLegacyHandler } from './endpoint/legacy.js'
+import { createLegacyHandler, type LegacyLogging } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
 import { createModernHandler, isModernRequest } from './endpoint/modern.js'
 import { META_PROTOCOL_VERSION } from './protocol/meta.js'
@@ -23,13 +30,19 @@ import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type S
 import { PendingRequests } from './input/pending-requests.js'
 import { checkRequestSource } from './endpoint/security.js'
 import { SubscriptionRegistry } from './streams/subscriptions.js'
-import { type EventBus, MemoryEventBus } from './scale/event-bus.js'
 import { TaskService } from './tasks/service.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
 import { isModernVersion } from './protocol/versions.js'
 import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { redactingLoggerFactory } from './endpoint/log-redaction.js'
 import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
+import type { LogLevel } from './protocol/log-level.js'
+import { type AnswerRouter, MemoryAnswerRouter } from './scale/answer-router.js'
+import { type EventBus, type McpEvent, MemoryEventBus } from './scale/event-bus.js'
+import type { JsonObject } from './protocol/jsonrpc.js'
+
+/** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
+const SCALE_READY_LIMIT_MS = 30_000
 
 export type { McpCapabilitiesOptions } from './options.js'
 
@@ -48,8 +61,9 @@ export interface McpDecorator {
   readonly path: string
   /**
    * Sends `notifications/tools/list_changed` on every open `subscriptions/listen`
-   * stream that asked for it; returns how many streams it was written to (0 when
-   * nobody listens).
+   * stream that asked for it, on every instance sharing the event bus; returns
+   * how many of this instance's streams it was written to at once (0 when
+   * nobody listens here). A failure to reach the other instances is logged.
    */
   notifyToolsChanged (): number
   /** Same for `notifications/prompts/list_changed`. */
@@ -83,21 +97,65 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
   const state = createEndpointState(options, auth?.filterListOutcome)
-  // Legacy server-to-client requests awaiting the client's POSTed response (in this process only).
-  const pending = new PendingRequests(options.clientRequestTimeoutMs)
-  const handleLegacy = createLegacyHandler(state, pending)
+  // The shared parts: given (e.g. on Redis), or in this process's memory.
+  const bus: EventBus = options.eventBus ?? new MemoryEventBus()
+  const router: AnswerRouter = options.answerRouter ?? new MemoryAnswerRouter()
+  // Legacy server-to-client requests awaiting the client's POSTed response; the router brings answers that land elsewhere.
+  const pending = new PendingRequests(options.clientRequestTimeoutMs, () => router.requestId())
+  router.attach((answer) => pending.settle(answer))
+  // One legacy log level for the deployment: set here at once, and on the others through the bus.
+  let legacyLevel: LogLevel | undefined
+  const logging: LegacyLogging = {
+    get level () { return legacyLevel },
+    set (level) {
+      legacyLevel = level
+      return bus.publish({ type: 'logLevel', level })
+    }
+  }
+  const handleLegacy = createLegacyHandler(state, pending, logging)
   const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
-  // Task changes travel on the event bus: to the listen streams of every instance, and to the instance running the work.
-  const bus: EventBus = new MemoryEventBus()
-  bus.subscribe((event) => {
-    if (event.type === 'taskStatus') subscriptions.notifyTaskStatus(event.owner, event.task)
+  // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
+  const stopListening = bus.subscribe((event) => {
+    switch (event.type) {
+      case 'listChanged':
+        subscriptions.notifyListChanged(event.list)
+        break
+      case 'resourceUpdated':
+        subscriptions.notifyResourceUpdated(event.uri)
+        break
+      case 'taskStatus':
+        subscriptions.notifyTaskStatus(event.owner, event.task)
+        break
+      case 'logLevel':
+        legacyLevel = event.level
+        break
+    }
   })
+  let partsClosed: Promise<void> | undefined
+  const closeParts = (): Promise<void> => {
+    partsClosed ??= (async () => {
+      stopListening()
+      await Promise.all([bus.close(), router.close()])
+    })()
+    return partsClosed
+  }
+  await partsReady([bus, router], closeParts)
+
+  /** Publishes `event`; returns how many of this instance's streams it reached at once. */
+  function publish (event: McpEvent): number {
+    const before = subscriptions.delivered
+    bus.publish(event).catch((err: unknown) => {
+      fastify.log.error({ err, event: event.type }, 'MCP notification not delivered to every instance (event bus)')
+    })
+    return subscriptions.delivered - before
+  }
   // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
   let tasks: TaskService | undefined
   if (options.tasks) {
     try {
       tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
     } catch (err) {
+      await closeParts()
       throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
     }
   }
@@ -113,12 +171,12 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     serverInfo: options.serverInfo,
     era: options.era,
     path: mountPath,
-    notifyToolsChanged: () => subscriptions.notifyListChanged('tools'),
-    notifyPromptsChanged: () => subscriptions.notifyListChanged('prompts'),
-    notifyResourcesChanged: () => subscriptions.notifyListChanged('resources'),
+    notifyToolsChanged: () => publish(TOOLS_CHANGED),
+    notifyPromptsChanged: () => publish(PROMPTS_CHANGED),
+    notifyResourcesChanged: () => publish(RESOURCES_CHANGED),
     notifyResourceUpdated: (uri: string) => {
       if (typeof uri !== 'string') throw new TypeError('notifyResourceUpdated(uri): uri must be a string')
-      return subscriptions.notifyResourceUpdated(uri)
+      return publish({ type: 'resourceUpdated', uri })
     },
     get listenStreams () {
       return subscriptions.size
@@ -138,6 +196,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     subscriptions.close()
     pending.close()
     await tasks?.close()
+    await closeParts()
   }
   fastify.addHook('preClose', closeAll)
   fastify.addHook('onClose', closeAll)
@@ -163,9 +222,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     if (message.kind === 'invalid') {
       answer = sendError(reply, 400, message.id, message.code, message.message)
     } else if (message.kind === 'response') {
-      // A client's answer to a legacy server-to-client request; an unknown id is acknowledged all the same.
-      pending.settle(request.body)
-      answer = sendAccepted(reply)
+      // A client's answer to a legacy server-to-client request: waited for here, or routed to the instance that waits.
+      answer = pending.settle(request.body) ? sendAccepted(reply) : routeAnswer(request, reply)
     } else if (message.kind === 'notification') {
       answer = sendAccepted(reply)
     } else if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) {
@@ -179,6 +237,17 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       answer = handleLegacy(message, request, reply)
     }
     return answer instanceof Promise ? answer : undefined
+  }
+
+  /** An answer for no request of this instance: to the router (an unknown id is acknowledged all the same). */
+  function routeAnswer (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    return router.route(request.body as JsonObject).then(
+      () => sendAccepted(reply),
+      (err: unknown) => {
+        request.log.error({ err }, 'MCP answer could not be routed to the instance waiting for it')
+        // Not accepted: the client may send it again.
+        return sendError(reply, 503, undefined, ErrorCode.InternalError, 'Service unavailable: the answer could not be delivered; send it again')
+      })
   }
 
   async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -198,6 +267,30 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     child.route({ method: 'POST', url: options.path, onRequest, childLoggerFactory, handler: handlePost })
     child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, childLoggerFactory, handler: methodNotAllowed })
   }, typeof prefix === 'string' ? { prefix } : {})
+}
+
+const TOOLS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'tools' })
+const PROMPTS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'prompts' })
+const RESOURCES_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'resources' })
+
+/** Waits for the parts that say when they are ready, bounded; on failure closes them and fails registration. */
+async function partsReady (parts: Array<EventBus | AnswerRouter>, closeParts: () => Promise<void>): Promise<void> {
+  const waits = parts.flatMap((part) => part.ready === undefined ? [] : [part.ready()])
+  if (waits.length === 0) return
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([
+      Promise.all(waits),
+      new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new Error(`no answer within ${SCALE_READY_LIMIT_MS} ms`)), SCALE_READY_LIMIT_MS)
+      })
+    ])
+  } catch (err) {
+    await closeParts().catch(() => {})
+    throw new FST_MCP_SCALE_UNAVAILABLE(err instanceof Error ? err.message : String(err), { cause: err })
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })

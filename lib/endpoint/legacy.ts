@@ -6,9 +6,9 @@
  * diagnostic a legacy client can show.
  *
  * Logging without sessions: the level of the last successful
- * `logging/setLevel` applies to every later legacy request this endpoint
- * serves (one level per endpoint and process, not per client); before any
- * `logging/setLevel`, no log messages are sent.
+ * `logging/setLevel` applies to every later legacy request the deployment
+ * serves (one level for every instance sharing the event bus, not per
+ * client); before any `logging/setLevel`, no log messages are sent.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
@@ -46,10 +46,26 @@ function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): Ser
 
 export type EraHandler = (message: Extract<JsonRpcMessage, { kind: 'request' }>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
 
-export function createLegacyHandler (state: EndpointState, pending: PendingRequests): EraHandler {
+/** The legacy log level: one per deployment, shared by every instance through the event bus. */
+export interface LegacyLogging {
+  /** The level the last successful `logging/setLevel` chose (undefined: none yet). */
+  readonly level: LogLevel | undefined
+  /** Applies `level` here and on every instance; rejects when the others could not be told. */
+  set (level: LogLevel): Promise<void>
+}
+
+/** One process on its own: the level lives here. */
+export function localLogging (): LegacyLogging {
+  let level: LogLevel | undefined
+  return {
+    get level () { return level },
+    async set (next) { level = next }
+  }
+}
+
+export function createLegacyHandler (state: EndpointState, pending: PendingRequests, logging: LegacyLogging = localLogging()): EraHandler {
   const { options, capabilities } = state
   const caps = capabilities.legacy
-  let logLevel: LogLevel | undefined
 
   const initializeResults = new Map<string, PreparedResult>()
   for (const version of LEGACY_VERSIONS) {
@@ -107,22 +123,30 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     const meta = params._meta
     const stream = new RequestStream(request, reply, {
       progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
-      logLevel: caps.logging !== undefined ? logLevel : undefined,
+      logLevel: caps.logging !== undefined ? logging.level : undefined,
       progressMessage: protocolVersion !== '2024-11-05'
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
     const invoked = invokeHandler(options.server, route, params, ctx, state.resultCheck)
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
-    return whenSettled(filtered, (outcome) => {
+    // A setLevel answer waits for the level to reach the other instances (a promise within the promise: flattened).
+    return whenSettled(filtered, (outcome): FastifyReply | Promise<FastifyReply> => {
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
         request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
         return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
       if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
-      if (method === 'logging/setLevel') logLevel = params.level as LogLevel
+      if (method === 'logging/setLevel') {
+        return logging.set(params.level as LogLevel).then(
+          () => stream.respond(200, resultResponse(id, outcome.result)),
+          (err: unknown) => {
+            request.log.error({ err }, 'MCP logging/setLevel: the level could not be shared with the other instances')
+            return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error: the log level could not be applied on every instance'))
+          })
+      }
       return stream.respond(200, resultResponse(id, outcome.result))
-    })
+    }) as FastifyReply | Promise<FastifyReply>
   }
 }

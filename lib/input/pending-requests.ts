@@ -2,9 +2,11 @@
  * Legacy-era server-to-client requests awaiting the client's answer. The
  * request goes out on the SSE response of the client's POST; the client POSTs
  * its JSON-RPC response back as a separate HTTP request, which the endpoint
- * hands to `settle`. Correlation is in this process's memory: the response
- * must reach the same process (sticky routing). Ids are random UUIDs, so they
- * cannot be guessed and never collide across processes.
+ * hands to `settle`. The requests wait in this process's memory; behind a
+ * load balancer the endpoint's answer router (lib/scale/answer-router.ts)
+ * carries an answer that lands on another instance back here. Ids come from
+ * that router (random UUIDs by default): they cannot be guessed and never
+ * collide across processes.
  */
 import { randomUUID } from 'node:crypto'
 import { isJsonObject } from '../protocol/jsonrpc.js'
@@ -23,11 +25,14 @@ interface Entry {
 
 export class PendingRequests {
   readonly #timeoutMs: number
+  readonly #newId: () => string
   readonly #entries = new Map<string, Entry>()
   #closed = false
 
-  constructor (timeoutMs: number) {
+  /** `newId` mints request ids (the answer router's, so answers can find their way back). */
+  constructor (timeoutMs: number, newId: () => string = randomUUID) {
     this.#timeoutMs = timeoutMs
+    this.#newId = newId
   }
 
   /** How many requests await an answer. */
@@ -41,7 +46,7 @@ export class PendingRequests {
    * counts as unhandled: a handler that does not await it does not crash Node.
    */
   create (method: string): { id: string, promise: Promise<JsonObject> } {
-    const id = randomUUID()
+    const id = this.#newId()
     const promise = new Promise<JsonObject>((resolve, reject) => {
       if (this.#closed) {
         reject(new McpError(REQUEST_TIMEOUT_CODE, `The server is closing; ${method} was not sent`))

@@ -11,6 +11,7 @@
  * your own) makes several instances behave as one.
  */
 import type { JsonObject } from '../protocol/jsonrpc.js'
+import { isLogLevel, type LogLevel } from '../protocol/log-level.js'
 
 export type ListName = 'tools' | 'prompts' | 'resources'
 
@@ -19,6 +20,8 @@ export type McpEvent =
   | { type: 'resourceUpdated', uri: string }
   /** `task` is the wire Task object; only streams of the task's owner that listen to its id hear it. */
   | { type: 'taskStatus', owner: string, task: JsonObject }
+  /** Legacy `logging/setLevel`: a stateless deployment keeps one level, set by the last successful call on any instance. */
+  | { type: 'logLevel', level: LogLevel }
 
 export type McpEventListener = (event: McpEvent) => void
 
@@ -57,6 +60,8 @@ export function isMcpEvent (value: unknown): value is McpEvent {
     case 'taskStatus':
       return typeof value.owner === 'string' && isPlainObject(value.task) && typeof value.task.taskId === 'string' &&
         typeof value.task.status === 'string'
+    case 'logLevel':
+      return isLogLevel(value.level)
   }
   return false
 }

@@ -5,6 +5,10 @@
  * streams that asked. Every message on a stream carries the listen request's
  * id as `_meta["io.modelcontextprotocol/subscriptionId"]`.
  *
+ * The registry only writes to this process's streams; changes reach it
+ * through the endpoint's event bus (lib/scale/event-bus.ts), so a change made
+ * on any instance sharing the bus is heard here.
+ *
  * One shared, unref'd timer writes keep-alive comments to streams that were
  * quiet for a whole interval; it runs only while a stream is open. When the
  * server closes, each stream gets the final `resultType: "complete"` response
@@ -112,6 +116,7 @@ export class SubscriptionRegistry {
   readonly #lists: Record<ListKind, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
   readonly #uris = new Map<string, Set<Subscription>>()
   readonly #tasks = new Map<string, Set<Subscription>>()
+  #delivered = 0
   #timer: NodeJS.Timeout | undefined
   #closed = false
 
@@ -124,6 +129,11 @@ export class SubscriptionRegistry {
   /** Open listen streams. */
   get size (): number {
     return this.#all.size
+  }
+
+  /** Notifications written since the registry was made (a notify call reads how many it wrote). */
+  get delivered (): number {
+    return this.#delivered
   }
 
   /** Starts the SSE response, acknowledges the honoured filter, and registers the stream (of `caller`, for task events). */
@@ -180,6 +190,7 @@ export class SubscriptionRegistry {
         sent++
       }
     }
+    this.#delivered += sent
     return sent
   }
 
@@ -206,6 +217,7 @@ export class SubscriptionRegistry {
         sent++
       }
     }
+    this.#delivered += sent
     return sent
   }
 

@@ -24,6 +24,8 @@ async function twoInstances (t: any, taskOptions: Record<string, unknown> = {}):
   const make = (probe: Probe): Promise<FastifyInstance> => buildApp(t, {
     server: tasksModule(probe),
     tasks: true,
+    // Shared state needs a shared requestState key (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
+    requestStateSecret: 'tasks-instances-request-state-secret-0123456789',
     taskOptions: { ...taskOptions, store: redisTaskStore({ url: server.url, prefix }) }
   })
   return { a: await make(probeA), b: await make(newProbe()), probeA }
@@ -103,6 +105,7 @@ t.test('Redis lost while serving: task requests answer -32603 at once; Redis bac
   const app = await buildApp(t, {
     server: tasksModule(newProbe()),
     tasks: true,
+    requestStateSecret: 'tasks-instances-request-state-secret-0123456789',
     taskOptions: { store: redisTaskStore({ url: own.url, prefix: 'fault:', commandTimeoutMs: 500 }) }
   })
   const client = tasksClient(t, app)
