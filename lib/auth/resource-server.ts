@@ -18,7 +18,7 @@ import {
   VerifierUnavailableError
 } from './auth-info.js'
 import type { ResolvedAuthorization } from './authorization-options.js'
-import { readBearerToken } from './bearer-token.js'
+import { bearerCandidate, isB64Token } from './bearer-token.js'
 import { bearerChallenge } from './challenge.js'
 import { buildMetadata, metadataPath, metadataUrl, type ProtectedResourceMetadata } from './protected-resource-metadata.js'
 import { TokenCache } from './token-cache.js'
@@ -90,11 +90,13 @@ export class ResourceServer {
 
   /** Who is calling: a verified caller, or how to refuse. Synchronous when the token was verified before. */
   authenticate (request: FastifyRequest): AuthVerdict | Promise<AuthVerdict> {
-    const token = readBearerToken(request.headers.authorization)
+    const token = bearerCandidate(request.headers.authorization)
     if (token === undefined) return this.#missing
     if (token === null) return this.#malformed()
+    // Only well-formed tokens are ever cached, so a hit needs no syntax check.
     const known = this.#cache.get(token)
     if (known !== undefined) return this.#withRequired(known)
+    if (!isB64Token(token)) return this.#malformed()
     let pending = this.#pending.get(token)
     if (pending === undefined) {
       // One verification per token at a time: a burst of requests with a new token shares it.
