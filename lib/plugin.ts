@@ -277,16 +277,17 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   }
 
   // What the endpoint's routes log never shows the Authorization header.
-  const childLoggerFactory = redactingLoggerFactory(fastify)
+  const loggerFactory = redactingLoggerFactory(fastify)
+  const childLoggerFactory = loggerFactory === undefined ? {} : { childLoggerFactory: loggerFactory }
   // The source check first (cheapest), then the token, both before the body is read.
   const onRequest = auth === undefined ? guard : [guard, auth.authenticate]
-  auth?.serveMetadata(fastify, childLoggerFactory)
+  auth?.serveMetadata(fastify, loggerFactory)
 
   await fastify.register(async function mcpEndpoint (child: FastifyInstance) {
     installJsonParser(child, options.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
-    child.route({ method: 'POST', url: options.path, onRequest, childLoggerFactory, handler: handlePost })
-    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, childLoggerFactory, handler: methodNotAllowed })
+    child.route({ method: 'POST', url: options.path, onRequest, ...childLoggerFactory, handler: handlePost })
+    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: methodNotAllowed })
   }, typeof prefix === 'string' ? { prefix } : {})
 }
 
