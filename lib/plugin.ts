@@ -193,6 +193,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   const closeAll = async (): Promise<void> => {
+    // Pending handlers first: their requests are answered now, so their connections can close.
+    state.inFlight.close()
     subscriptions.close()
     pending.close()
     await tasks?.close()

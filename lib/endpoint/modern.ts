@@ -258,7 +258,10 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       const outcome = invokeHandler(options.server, route, params, ctx, state.resultCheck)
       return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
     }
-    return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
+    const started = method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke()
+    // A handler still running is bounded: timed out, or stopped when the server closes.
+    const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
+    return whenSettled(tracked, (settled) => {
       const outcome = settled.ok
         ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx) : settled
         : settled.code === ErrorCode.ResourceNotFound ? resourceNotFoundNow(settled, params) : settled
