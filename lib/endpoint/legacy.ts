@@ -125,7 +125,8 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     const stream = new RequestStream(request, reply, {
       progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
       logLevel: caps.logging !== undefined ? logging.level : undefined,
-      progressMessage: protocolVersion !== '2024-11-05'
+      progressMessage: protocolVersion !== '2024-11-05',
+      maxBufferedBytes: options.maxStreamBufferBytes
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)

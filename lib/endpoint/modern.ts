@@ -224,7 +224,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
           return sendError(reply, modernErrorStatus(ErrorCode.InternalError), id, ErrorCode.InternalError, 'Internal error')
         }
       }
-      return respondListen(id, params, reply, caller)
+      return respondListen(id, params, reply, caller, callerOf(request))
     }
     if (tasks !== undefined && TASK_METHODS.has(method)) {
       // The store may be remote: the answer waits for it (respond never rejects).
@@ -243,7 +243,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const streamedLevel = caps.logging !== undefined ? logLevel : undefined
     // With neither a progress token nor a log level nothing can be streamed: the answer is plain JSON.
     const stream = progressToken !== undefined || streamedLevel !== undefined
-      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel })
+      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxBufferedBytes: options.maxStreamBufferBytes })
       : undefined
     let replay: InputReplay | undefined
     if (INPUT_METHODS.has(method)) {
