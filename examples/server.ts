@@ -14,7 +14,8 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
-import mcpCapabilities, { type AuthorizationOptions, ErrorCode, McpError, type DeploymentEra, type HandlerContext, REQUIRED_SCOPES } from '../lib/index.js'
+import { scaleFromEnv } from './scale-from-env.js'
+import mcpCapabilities, { type McpCapabilitiesOptions, type AuthorizationOptions, ErrorCode, McpError, type DeploymentEra, type HandlerContext, REQUIRED_SCOPES } from '../lib/index.js'
 
 interface Note { id: string, title: string, body: string, tags: string[] }
 
@@ -194,7 +195,7 @@ export function authorizationFromEnv (env: NodeJS.ProcessEnv, host: string, port
   }
 }
 
-export async function buildExampleServer ({ era = 'dual', authorization }: ExampleOptions = {}): Promise<FastifyInstance> {
+export async function buildExampleServer ({ era = 'dual', authorization, scale }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'> } = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
   const notes = new NotesServer()
   await app.register(mcpCapabilities, {
@@ -203,7 +204,8 @@ export async function buildExampleServer ({ era = 'dual', authorization }: Examp
     era,
     instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
     discover: { ttlMs: 60_000, cacheScope: 'public' },
-    ...(authorization === undefined ? {} : { authorization })
+    ...(authorization === undefined ? {} : { authorization }),
+    ...scale
   })
   // Modern clients listening with subscriptions/listen learn about new notes.
   notes.onNoteAdded = () => app.mcp.notifyResourcesChanged()
@@ -214,6 +216,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const era = (process.env.MCP_ERA ?? 'dual') as DeploymentEra
   const host = process.env.HOST ?? '127.0.0.1'
   const port = Number(process.env.PORT ?? 3000)
-  const app = await buildExampleServer({ era, authorization: authorizationFromEnv(process.env, host, port) })
+  // REDIS_URL and MCP_REQUEST_STATE_SECRET: notifications and tasks shared with other instances (see scale-from-env.ts).
+  const app = await buildExampleServer({ era, authorization: authorizationFromEnv(process.env, host, port), scale: await scaleFromEnv() })
   await app.listen({ host, port })
 }
