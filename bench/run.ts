@@ -21,7 +21,7 @@ import { SCENARIOS, type Scenario, type ScenarioName, type ServerName } from './
 import type { AnswersMessage } from './servers/bare.js'
 import { capture, type Captured, differences, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
-const ALL_SERVERS: readonly ServerName[] = ['plugin', 'bare', 'official']
+const ALL_SERVERS: readonly ServerName[] = ['plugin', 'defined', 'bare', 'official']
 /** A server process using this share of its core is the bottleneck, as a benchmark wants. */
 const SATURATED = 0.85
 
@@ -32,9 +32,10 @@ const HELP = `Usage: npm run bench -- [options]
   --duration S         seconds per timed run              (env BENCH_DURATION, default 4)
   --warmup S           seconds of warm-up per server      (env BENCH_WARMUP, default 2)
   --connections N      autocannon connections             (default 10; pipelining is 1)
-  --servers a,b        subset of plugin,bare,official     (default all; the bare
-                       server copies plugin's bytes, or official's without plugin)
-  --scenarios a,b      subset of discover,initialize,tools/list,rejected
+  --servers a,b        subset of plugin,defined,bare,official (default all; the bare
+                       server copies plugin's bytes, or official's without plugin;
+                       defined = the tools from defineTools, in tools/call only)
+  --scenarios a,b      subset of discover,initialize,tools/list,rejected,tools/call
   --no-pin             do not pin with taskset
   --strict             exit 1 when a target is missed
   --out FILE           JSON output (default bench/results/latest.json)
@@ -313,6 +314,18 @@ function ratios (cells: Map<ScenarioName, Map<ServerName, Cell>>): Ratio[] {
       out.push(ratio('plugin/official req/s', scenario, 'rps', plugin, official, { op: '>=', value: 6 }))
       out.push(ratio('official/plugin CPU/req', scenario, 'cpuPerRequest', official, plugin, { op: '>=', value: 6 }))
     }
+  }
+  const raw = get('tools/call', 'plugin')
+  const defined = get('tools/call', 'defined')
+  const official = get('tools/call', 'official')
+  if (defined !== null && raw !== null) {
+    // validated arguments cost at most 15% over the same tool as a raw handler
+    out.push(ratio('defined/raw CPU/req', 'tools/call', 'cpuPerRequest', defined, raw, { op: '<=', value: 1.15 }))
+    out.push(ratio('defined/raw req/s', 'tools/call', 'rps', defined, raw, { op: '>=', value: 0.87 }))
+  }
+  if (defined !== null && official !== null) {
+    out.push(ratio('defined/official req/s', 'tools/call', 'rps', defined, official, { op: '>=', value: 10 }))
+    out.push(ratio('official/defined CPU/req', 'tools/call', 'cpuPerRequest', official, defined, { op: '>=', value: 10 }))
   }
   const memory = peakMemory(cells, 'plugin', 'bare')
   if (memory !== null) out.push(ratio('plugin/bare peak RSS', 'all', 'rss', memory[0], memory[1], { op: '<=', value: 1.15 }))

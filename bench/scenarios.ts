@@ -2,10 +2,10 @@
  * The timed requests: exact headers and body bytes, the answer each must get,
  * and which servers take part. Shared by the runner and the profiler.
  */
-import { SERVER_INFO, TOOLS } from './catalog.js'
+import { callTool, SERVER_INFO, TOOLS } from './catalog.js'
 
-export type ServerName = 'plugin' | 'bare' | 'official'
-export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected'
+export type ServerName = 'plugin' | 'bare' | 'official' | 'defined'
+export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected' | 'tools/call'
 
 export const MODERN_VERSION = '2026-07-28'
 export const LEGACY_VERSION = '2025-11-25'
@@ -59,6 +59,9 @@ function checkServerInfo (problems: string[], info: any): void {
 }
 
 const discoverBody = request('server/discover', { _meta: MODERN_META })
+
+/** Every argument given, so the defined tool's defaults change nothing and both modules answer the same bytes. */
+const CALL_ARGUMENTS = { query: 'crash on start', state: 'open', limit: 20 }
 
 // Order is timing order within a round: rejected right after discover, which it is compared with.
 export const SCENARIOS: readonly Scenario[] = [
@@ -133,5 +136,23 @@ export const SCENARIOS: readonly Scenario[] = [
       return problems
     },
     servers: ['plugin', 'bare', 'official']
+  },
+  {
+    name: 'tools/call',
+    what: 'modern tools/call (2026-07-28) of search_issues with three arguments',
+    headers: { ...modernHeaders('tools/call'), 'mcp-name': 'search_issues' },
+    body: request('tools/call', { name: 'search_issues', arguments: CALL_ARGUMENTS, _meta: MODERN_META }),
+    status: 200,
+    schema: { version: MODERN_VERSION, message: 'CallToolResultResponse' },
+    check (m) {
+      const problems: string[] = []
+      expect(problems, m.id === 1, 'id is not 1')
+      expect(problems, m.result?.isError !== true, 'the call failed')
+      expect(problems, m.result?.content?.[0]?.text === callTool('search_issues', CALL_ARGUMENTS).content[0]?.text, `content is ${JSON.stringify(m.result?.content)}`)
+      expect(problems, m.result?.resultType === 'complete', 'resultType is not "complete"')
+      return problems
+    },
+    // plugin: the tool as a raw handler; defined: the same tool from defineTools, arguments validated
+    servers: ['plugin', 'defined', 'bare', 'official']
   }
 ]

@@ -1,9 +1,12 @@
 /**
  * A small, realistic MCP server on Fastify: a notes service with tools,
- * resources (plus a URI template), prompts and completions.
+ * resources (a URI template listing every note), prompts and completions,
+ * all defined from TypeBox schemas: arguments are validated before a handler
+ * runs and handlers are typed from the schemas.
  *
  *   npm start                          # http://127.0.0.1:3000/mcp, both eras
  *   HOST=127.0.0.1 PORT=8080 MCP_ERA=modern npm start
+ *   VALIDATE_RESULTS=1 npm start       # check every result against the wire schemas
  *   MCP_AUTH_ISSUER=https://auth.example.com npm start   # bearer tokens required (see README, Authorization)
  *
  * With MCP_AUTH_ISSUER every request needs an access token from that
@@ -12,10 +15,22 @@
  * MCP_RESOURCE_URL (default http://HOST:PORT/mcp); add_note also needs the
  * scope notes:write.
  */
+import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
 import { scaleFromEnv } from './scale-from-env.js'
-import mcpCapabilities, { type McpCapabilitiesOptions, type AuthorizationOptions, ErrorCode, McpError, type DeploymentEra, type HandlerContext, REQUIRED_SCOPES } from '../lib/index.js'
+import mcpCapabilities, {
+  type AuthorizationOptions,
+  type DeploymentEra,
+  type McpCapabilitiesOptions,
+  definePrompts,
+  defineResources,
+  defineTools,
+  ErrorCode,
+  McpError,
+  resourceNotFound,
+  type ServerModule
+} from '../lib/index.js'
 
 interface Note { id: string, title: string, body: string, tags: string[] }
 
@@ -23,162 +38,125 @@ function noteUri (id: string): string {
   return `notes://note/${encodeURIComponent(id)}`
 }
 
-/** The server module: its methods are the MCP handlers; the plugin derives capabilities from them. */
-export class NotesServer {
-  readonly #notes = new Map<string, Note>()
-  /** Called after a note is added: the app announces it to listening clients. */
-  onNoteAdded: (uri: string) => void = () => {}
-
-  constructor (seed: Note[] = DEFAULT_NOTES) {
-    for (const note of seed) this.#notes.set(note.id, { ...note })
-  }
-
-  listTools () {
-    return {
-      tools: [
-        {
-          name: 'add_note',
-          title: 'Add a note',
-          description: 'Stores a note and returns its URI.',
-          inputSchema: {
-            type: 'object',
-            properties: {
-              title: { type: 'string', minLength: 1 },
-              body: { type: 'string' },
-              tags: { type: 'array', items: { type: 'string' } }
-            },
-            required: ['title', 'body']
-          }
-        },
-        {
-          name: 'search_notes',
-          title: 'Search notes',
-          description: 'Finds notes whose title, body or tags contain the query (case-insensitive).',
-          inputSchema: { type: 'object', properties: { query: { type: 'string' } }, required: ['query'] },
-          annotations: { readOnlyHint: true }
-        },
-        {
-          name: 'word_count',
-          title: 'Count words',
-          description: 'Counts the words of a text.',
-          inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
-          outputSchema: { type: 'object', properties: { words: { type: 'integer' } }, required: ['words'] },
-          annotations: { readOnlyHint: true, idempotentHint: true }
-        }
-      ]
-    }
-  }
-
-  callTool (params: { name: string, arguments?: Record<string, unknown> }, ctx: HandlerContext) {
-    const args = params.arguments ?? {}
-    switch (params.name) {
-      case 'add_note': {
-        if (typeof args.title !== 'string' || args.title.length === 0 || typeof args.body !== 'string') {
-          return { content: [{ type: 'text', text: 'add_note needs a non-empty "title" and a "body" string' }], isError: true }
-        }
-        const tags = Array.isArray(args.tags) ? args.tags.filter((t): t is string => typeof t === 'string') : []
-        const id = String(this.#notes.size + 1)
-        this.#notes.set(id, { id, title: args.title, body: args.body, tags })
-        ctx.logger.info({ id }, 'note added')
-        ctx.log('info', { added: id }, 'notes')
-        this.onNoteAdded(noteUri(id))
-        return {
-          content: [{ type: 'resource_link', uri: noteUri(id), name: args.title, mimeType: 'text/markdown' }]
-        }
-      }
-      case 'search_notes': {
-        const query = typeof args.query === 'string' ? args.query.toLowerCase() : ''
-        const hits = [...this.#notes.values()].filter((n) =>
-          n.title.toLowerCase().includes(query) || n.body.toLowerCase().includes(query) || n.tags.some((t) => t.includes(query)))
-        return {
-          content: hits.length === 0
-            ? [{ type: 'text', text: 'No notes match.' }]
-            : hits.map((n) => ({ type: 'resource_link', uri: noteUri(n.id), name: n.title, mimeType: 'text/markdown' }))
-        }
-      }
-      case 'word_count': {
-        const text = typeof args.text === 'string' ? args.text : ''
-        const words = text.split(/\s+/).filter(Boolean).length
-        return { content: [{ type: 'text', text: String(words) }], structuredContent: { words } }
-      }
-      default:
-        throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${params.name}`)
-    }
-  }
-
-  listResources () {
-    return {
-      resources: [...this.#notes.values()].map((n) => ({
-        uri: noteUri(n.id), name: n.title, mimeType: 'text/markdown'
-      }))
-    }
-  }
-
-  listResourceTemplates () {
-    return {
-      resourceTemplates: [{
-        uriTemplate: 'notes://note/{id}',
-        name: 'note',
-        title: 'A note by id',
-        mimeType: 'text/markdown'
-      }]
-    }
-  }
-
-  readResource (params: { uri: string }) {
-    const match = /^notes:\/\/note\/([^/]+)$/.exec(params.uri)
-    const note = match === null ? undefined : this.#notes.get(decodeURIComponent(match[1] as string))
-    if (note === undefined) throw new McpError(-32002, `Resource not found: ${params.uri}`, { uri: params.uri })
-    return {
-      contents: [{ uri: params.uri, mimeType: 'text/markdown', text: `# ${note.title}\n\n${note.body}\n` }]
-    }
-  }
-
-  listPrompts () {
-    return {
-      prompts: [{
-        name: 'summarise_note',
-        title: 'Summarise a note',
-        description: 'Asks the model for a short summary of one note.',
-        arguments: [{ name: 'id', description: 'The note id', required: true }]
-      }]
-    }
-  }
-
-  getPrompt (params: { name: string, arguments?: Record<string, string> }) {
-    if (params.name !== 'summarise_note') throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${params.name}`)
-    const id = params.arguments?.id
-    const note = id === undefined ? undefined : this.#notes.get(id)
-    if (note === undefined) throw new McpError(ErrorCode.InvalidParams, 'Argument "id" must name an existing note')
-    return {
-      description: `Summary of "${note.title}"`,
-      messages: [{ role: 'user', content: { type: 'text', text: `Summarise this note in two sentences:\n\n${note.body}` } }]
-    }
-  }
-
-  complete (params: { ref: { type: string, name?: string, uri?: string }, argument: { name: string, value: string } }) {
-    const { ref, argument } = params
-    const wantsId = (ref.type === 'ref/prompt' && ref.name === 'summarise_note' && argument.name === 'id') ||
-      (ref.type === 'ref/resource' && ref.uri === 'notes://note/{id}' && argument.name === 'id')
-    const values = wantsId ? [...this.#notes.keys()].filter((id) => id.startsWith(argument.value)) : []
-    return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } }
-  }
-}
-
 const DEFAULT_NOTES: Note[] = [
   { id: '1', title: 'Welcome', body: 'This server stores notes. Try the search_notes tool.', tags: ['intro'] },
   { id: '2', title: 'Shopping', body: 'Milk, eggs, coffee.', tags: ['home'] }
 ]
 
-/** The scope a tool needs beyond a valid token (none listed: a valid token is enough). */
-const TOOL_SCOPES: Readonly<Record<string, string[]>> = { add_note: ['notes:write'] }
-// The per-tool scope contract (what the define helpers set from `scopes: [...]`).
-Object.defineProperty(NotesServer.prototype.callTool, REQUIRED_SCOPES, {
-  value: (params: { name?: unknown }) => typeof params.name === 'string' ? TOOL_SCOPES[params.name] : undefined
-})
+/** The notes themselves; `onAdded` lets the app tell listening clients. */
+export class NoteStore {
+  readonly #notes = new Map<string, Note>()
+  onAdded: (uri: string) => void = () => {}
+
+  constructor (seed: Note[] = DEFAULT_NOTES) {
+    for (const note of seed) this.#notes.set(note.id, { ...note, tags: [...note.tags] })
+  }
+
+  add (title: string, body: string, tags: string[]): Note {
+    const note = { id: String(this.#notes.size + 1), title, body, tags }
+    this.#notes.set(note.id, note)
+    this.onAdded(noteUri(note.id))
+    return note
+  }
+
+  get (id: string): Note | undefined {
+    return this.#notes.get(id)
+  }
+
+  all (): Note[] {
+    return [...this.#notes.values()]
+  }
+
+  /** Ids starting with what the user typed (for completions). */
+  idsStartingWith (prefix: string): string[] {
+    return [...this.#notes.keys()].filter((id) => id.startsWith(prefix))
+  }
+}
+
+/** The server module: define helpers spread side by side; the plugin derives capabilities from the handlers. */
+export function notesServer (store: NoteStore) {
+  const link = (note: Note) => ({ type: 'resource_link' as const, uri: noteUri(note.id), name: note.title, mimeType: 'text/markdown' })
+
+  return {
+    ...defineTools({
+      add_note: {
+        title: 'Add a note',
+        description: 'Stores a note and returns its URI.',
+        // with authorization on, a token needs this scope to add notes
+        scopes: ['notes:write'],
+        input: Type.Object({
+          title: Type.String({ minLength: 1 }),
+          body: Type.String(),
+          tags: Type.Optional(Type.Array(Type.String()))
+        }),
+        handler: ({ title, body, tags }, ctx) => {
+          const note = store.add(title, body, tags ?? [])
+          ctx.logger.info({ id: note.id }, 'note added')
+          ctx.log('info', { added: note.id }, 'notes')
+          return { content: [link(note)] }
+        }
+      },
+      search_notes: {
+        title: 'Search notes',
+        description: 'Finds notes whose title, body or tags contain the query (case-insensitive).',
+        input: Type.Object({ query: Type.String() }),
+        annotations: { readOnlyHint: true },
+        handler: ({ query }) => {
+          const q = query.toLowerCase()
+          const hits = store.all().filter((n) =>
+            n.title.toLowerCase().includes(q) || n.body.toLowerCase().includes(q) || n.tags.some((t) => t.includes(q)))
+          return { content: hits.length === 0 ? [{ type: 'text', text: 'No notes match.' }] : hits.map(link) }
+        }
+      },
+      word_count: {
+        title: 'Count words',
+        description: 'Counts the words of a text.',
+        input: Type.Object({ text: Type.String() }),
+        output: Type.Object({ words: Type.Integer() }),
+        annotations: { readOnlyHint: true, idempotentHint: true },
+        handler: ({ text }) => ({ words: text.split(/\s+/).filter(Boolean).length })
+      }
+    }),
+
+    ...defineResources({
+      note: {
+        uriTemplate: 'notes://note/{id}',
+        title: 'A note by id',
+        mimeType: 'text/markdown',
+        // every note also appears in resources/list
+        list: () => store.all().map((n) => ({ uri: noteUri(n.id), name: n.title, mimeType: 'text/markdown' })),
+        complete: { id: (value) => store.idsStartingWith(value) },
+        read: ({ id }, uri) => {
+          const note = store.get(id)
+          if (note === undefined) throw resourceNotFound(uri)
+          return `# ${note.title}\n\n${note.body}\n`
+        }
+      }
+    }),
+
+    ...definePrompts({
+      summarise_note: {
+        title: 'Summarise a note',
+        description: 'Asks the model for a short summary of one note.',
+        arguments: Type.Object({ id: Type.String({ description: 'The note id' }) }),
+        complete: { id: (value) => store.idsStartingWith(value) },
+        handler: ({ id }) => {
+          const note = store.get(id)
+          if (note === undefined) throw new McpError(ErrorCode.InvalidParams, 'Argument "id" must name an existing note')
+          return {
+            description: `Summary of "${note.title}"`,
+            messages: [{ role: 'user', content: { type: 'text', text: `Summarise this note in two sentences:\n\n${note.body}` } }]
+          }
+        }
+      }
+    })
+  } satisfies ServerModule
+}
 
 export interface ExampleOptions {
   era?: DeploymentEra
+  /** Check every handler result against its wire schema (the tests turn it on). */
+  validateResults?: boolean
   /** Require bearer tokens (see README, Authorization); open when absent. */
   authorization?: AuthorizationOptions
 }
@@ -195,20 +173,21 @@ export function authorizationFromEnv (env: NodeJS.ProcessEnv, host: string, port
   }
 }
 
-export async function buildExampleServer ({ era = 'dual', authorization, scale }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'> } = {}): Promise<FastifyInstance> {
+export async function buildExampleServer ({ era = 'dual', validateResults = false, authorization, scale }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'> } = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
-  const notes = new NotesServer()
+  const store = new NoteStore()
   await app.register(mcpCapabilities, {
-    server: notes,
+    server: notesServer(store),
     serverInfo: { name: 'notes-example', title: 'Notes (example)', version: '1.0.0' },
     era,
+    validateResults,
     instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
     discover: { ttlMs: 60_000, cacheScope: 'public' },
     ...(authorization === undefined ? {} : { authorization }),
     ...scale
   })
   // Modern clients listening with subscriptions/listen learn about new notes.
-  notes.onNoteAdded = () => app.mcp.notifyResourcesChanged()
+  store.onAdded = () => app.mcp.notifyResourcesChanged()
   return app
 }
 
@@ -216,7 +195,12 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const era = (process.env.MCP_ERA ?? 'dual') as DeploymentEra
   const host = process.env.HOST ?? '127.0.0.1'
   const port = Number(process.env.PORT ?? 3000)
-  // REDIS_URL and MCP_REQUEST_STATE_SECRET: notifications and tasks shared with other instances (see scale-from-env.ts).
-  const app = await buildExampleServer({ era, authorization: authorizationFromEnv(process.env, host, port), scale: await scaleFromEnv() })
+  const app = await buildExampleServer({
+    era,
+    validateResults: process.env.VALIDATE_RESULTS === '1',
+    authorization: authorizationFromEnv(process.env, host, port),
+    // REDIS_URL and MCP_REQUEST_STATE_SECRET: notifications and tasks shared with other instances (see scale-from-env.ts).
+    scale: await scaleFromEnv()
+  })
   await app.listen({ host, port })
 }

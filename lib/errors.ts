@@ -3,64 +3,68 @@
  * would advertise what it cannot serve). Protocol errors sent to clients are
  * `McpError` (see mcp-error.ts), not these.
  */
-import createError from '@fastify/error'
+import createError, { type FastifyErrorConstructor } from '@fastify/error'
 
-export const FST_MCP_INVALID_ERA = createError<'FST_MCP_INVALID_ERA', [string, string]>(
+/**
+ * The class of one coded error: `new FST_MCP_X(...args)` (or without `new`),
+ * an `Error` with `code` and `statusCode`. Named here so the emitted
+ * declarations never reach into `createError`'s namespace, which a consumer
+ * compiling with `moduleResolution: bundler` cannot see.
+ */
+export type CodedErrorConstructor<C extends string, A extends unknown[]> = FastifyErrorConstructor<{ code: C }, A>
+
+/** Every registration error is a programming error of the caller: status 500. Add new errors through this. */
+function coded<C extends string, A extends unknown[]> (code: C, message: string, Base?: ErrorConstructor): CodedErrorConstructor<C, A> {
+  return createError<C, A>(code, message, 500, Base)
+}
+
+export const FST_MCP_INVALID_ERA = coded<'FST_MCP_INVALID_ERA', [string, string]>(
   'FST_MCP_INVALID_ERA',
   'Invalid era "%s": expected one of %s',
-  500,
   TypeError
 )
 
-export const FST_MCP_INVALID_SERVER = createError<'FST_MCP_INVALID_SERVER', [string]>(
+export const FST_MCP_INVALID_SERVER = coded<'FST_MCP_INVALID_SERVER', [string]>(
   'FST_MCP_INVALID_SERVER',
   'Invalid server module: %s',
-  500,
   TypeError
 )
 
-export const FST_MCP_MISSING_HANDLER = createError<'FST_MCP_MISSING_HANDLER', [string, string]>(
+export const FST_MCP_MISSING_HANDLER = coded<'FST_MCP_MISSING_HANDLER', [string, string]>(
   'FST_MCP_MISSING_HANDLER',
-  'Capability "%s" needs the handler "%s", which is missing from the server module',
-  500
+  'Capability "%s" needs the handler "%s", which is missing from the server module'
 )
 
-export const FST_MCP_INVALID_CAPABILITIES = createError<'FST_MCP_INVALID_CAPABILITIES', [string]>(
+export const FST_MCP_INVALID_CAPABILITIES = coded<'FST_MCP_INVALID_CAPABILITIES', [string]>(
   'FST_MCP_INVALID_CAPABILITIES',
   'Invalid capabilities declared by the server module: %s',
-  500,
   TypeError
 )
 
-export const FST_MCP_INVALID_OPTION = createError<'FST_MCP_INVALID_OPTION', [string, string]>(
+export const FST_MCP_INVALID_OPTION = coded<'FST_MCP_INVALID_OPTION', [string, string]>(
   'FST_MCP_INVALID_OPTION',
   'Invalid option "%s": %s',
-  500,
   TypeError
 )
 
-export const FST_MCP_ALREADY_REGISTERED = createError<'FST_MCP_ALREADY_REGISTERED', []>(
+export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []>(
   'FST_MCP_ALREADY_REGISTERED',
-  'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context',
-  500
+  'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context'
 )
 
-export const FST_MCP_REQUEST_STATE_SECRET_REQUIRED = createError<'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', [string]>(
+export const FST_MCP_REQUEST_STATE_SECRET_REQUIRED = coded<'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', [string]>(
   'FST_MCP_REQUEST_STATE_SECRET_REQUIRED',
   'Option "requestStateSecret" is required with a shared %s: instances behind a load balancer must sign and verify requestState with the same key (a random key per process cannot work there)',
-  500,
   TypeError
 )
 
-export const FST_MCP_SCALE_UNAVAILABLE = createError<'FST_MCP_SCALE_UNAVAILABLE', [string, { cause: unknown }?]>(
+export const FST_MCP_SCALE_UNAVAILABLE = coded<'FST_MCP_SCALE_UNAVAILABLE', [string, { cause: unknown }?]>(
   'FST_MCP_SCALE_UNAVAILABLE',
-  'The shared state is not available at registration: %s',
-  500
+  'The shared state is not available at registration: %s'
 )
 
-export const FST_MCP_INVALID_DEFINITION = createError<'FST_MCP_INVALID_DEFINITION', [string, string]>(
+export const FST_MCP_INVALID_DEFINITION = coded<'FST_MCP_INVALID_DEFINITION', [string, string]>(
   'FST_MCP_INVALID_DEFINITION',
   'Invalid definition of %s: %s',
-  500,
   TypeError
 )

@@ -59,6 +59,7 @@ export type {
   CreateMessageResult,
   ElicitParams,
   ElicitResult,
+  ClientRequestMethod,
   InputRequest,
   InputRequiredResult,
   ListRootsResult,
@@ -66,7 +67,8 @@ export type {
   SamplingMessage
 } from './protocol/client-requests.js'
 export type { Era, HandlerName } from './protocol/methods.js'
-export type { ServerModule, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
+export type { JsonObject } from './protocol/jsonrpc.js'
+export type { ServerModule, CapabilitiesOption, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
 export { MODERN_VERSIONS, LEGACY_VERSIONS } from './protocol/versions.js'
 export { LOG_LEVELS } from './protocol/log-level.js'
 export type { LogLevel } from './protocol/log-level.js'
@@ -97,11 +99,12 @@ export type { ProtectedResourceMetadata } from './auth/protected-resource-metada
 export { REQUIRED_SCOPES } from './capabilities/scopes.js'
 export type { ScopeRequirement } from './capabilities/scopes.js'
 export * as errors from './errors.js'
+export type { CodedErrorConstructor } from './errors.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'
 export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './protocol/discover-result.js'
 export { MemoryEventBus, isMcpEvent } from './scale/event-bus.js'
-export type { EventBus, McpEvent, McpEventListener } from './scale/event-bus.js'
+export type { EventBus, McpEvent, McpEventListener, ListName } from './scale/event-bus.js'
 export { MemoryAnswerRouter } from './scale/answer-router.js'
 export type { AnswerRouter, AnswerReceiver } from './scale/answer-router.js'
 export type { ScaleOptions } from './options.js'

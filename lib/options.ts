@@ -24,6 +24,16 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
 export const DEFAULT_MAX_TASKS = 1000
+/** What a task may keep of its request (arguments, client capabilities and info), in bytes. */
+export const DEFAULT_MAX_TASK_ARGUMENT_BYTES = 64 * 1024
+/** A handler still running after this long is aborted and answered -32603 (issue 11); 0 disables. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000
+/** Open `subscriptions/listen` streams, in all and per caller (`callerOf`). */
+export const DEFAULT_MAX_LISTEN_STREAMS = 1000
+export const DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER = 100
+/** Output queued for a slow SSE client before it is dropped, in bytes. */
+export const DEFAULT_MAX_STREAM_BUFFER_BYTES = 256 * 1024
+const MIN_STREAM_BUFFER_BYTES = 4096
 /** Default per-owner bound: a tenth of `maxTasks`, so one caller can never hold the whole store. */
 export const DEFAULT_OWNER_SHARE = 10
 export const DEFAULT_MAX_TASK_BYTES = 1024 * 1024
@@ -52,6 +62,12 @@ export interface TaskOptions {
   pollIntervalMs?: number
   /** Most tasks kept at once (finished ones are evicted first); default 1000. */
   maxTasks?: number
+  /**
+   * Bytes of its request a task may keep (its `arguments`, the client's
+   * capabilities and info); default 65536. A call over it runs inline, or is
+   * refused with -32602 when the task is `required`.
+   */
+  maxArgumentBytes?: number
   /** Most tasks one owner may have at once (its finished ones are evicted first); default a tenth of `maxTasks`, at least 1. */
   maxTasksPerOwner?: number
   /** Most bytes (JSON) one task may keep: its questions, answers and result; a larger result fails the task; default 1 MiB. */
@@ -66,6 +82,14 @@ export interface TaskOptions {
   store?: TaskStoreFactory
   /** The authorization context a task is bound to; default the caller (lib/auth/caller.ts): the authenticated principal, else a digest of the `Authorization` header. */
   owner?: (request: FastifyRequest) => string
+}
+
+/** Bounds on `subscriptions/listen` streams; over them a listen request is refused (429 per caller, 503 in all). */
+export interface ListenOptions {
+  /** Open listen streams in all; default 1000. */
+  maxStreams?: number
+  /** Open listen streams per caller (`callerOf`: principal, credential digest, or `anonymous`); default 100. */
+  maxStreamsPerCaller?: number
 }
 
 /**
@@ -128,6 +152,12 @@ export interface McpCapabilitiesOptions {
   requestStateTtlMs?: number
   /** Legacy era: how long `ctx.elicit()` and friends wait for the client's answer in ms; default 60000. */
   clientRequestTimeoutMs?: number
+  /** A handler still pending after this many ms gets its `ctx.signal` aborted and its request answered -32603; default 300000, `0` never. */
+  handlerTimeoutMs?: number
+  /** Bounds on open `subscriptions/listen` streams. */
+  listenOptions?: ListenOptions
+  /** Bytes queued for a slow SSE client (listen and request streams) before it is dropped; default 262144. */
+  maxStreamBufferBytes?: number
   /**
    * Modern tools/call: when to check `Mcp-Param-*` headers against the
    * arguments (the tools' `x-mcp-header` annotations, from `listTools`);
@@ -175,12 +205,17 @@ export interface ResolvedOptions {
   tasks: boolean
   taskLimits: TaskLimits
   taskOwner: ((request: FastifyRequest) => string) | undefined
+  taskMaxArgumentBytes: number
   taskStore: TaskStoreFactory | undefined
   bodyLimit: number
   keepAliveMs: number
   requestStateKeys: readonly Buffer[]
   requestStateTtlMs: number
   clientRequestTimeoutMs: number
+  handlerTimeoutMs: number
+  maxListenStreams: number
+  maxListenStreamsPerCaller: number
+  maxStreamBufferBytes: number
   validateParamHeaders: ParamHeaderMode
   validateResults: boolean
   /** Given shared parts (undefined: the in-memory defaults). */
@@ -193,7 +228,7 @@ export interface ResolvedOptions {
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'scale', 'eventBus', 'answerRouter',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'authorization',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -288,6 +323,23 @@ function checkMs (name: string, value: unknown, fallback: number, max: number): 
   return value
 }
 
+function positiveInteger (name: string, value: unknown, fallback: number, min = 1): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) {
+    throw new FST_MCP_INVALID_OPTION(name, min === 1 ? 'expected a positive integer' : `expected an integer of at least ${min}`)
+  }
+  return value
+}
+
+function checkListenOptions (value: unknown): { maxStreams: number, maxStreamsPerCaller: number } {
+  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('listenOptions', 'expected an object { maxStreams?, maxStreamsPerCaller? }')
+  const { maxStreams, maxStreamsPerCaller } = value ?? {}
+  return {
+    maxStreams: positiveInteger('listenOptions.maxStreams', maxStreams, DEFAULT_MAX_LISTEN_STREAMS),
+    maxStreamsPerCaller: positiveInteger('listenOptions.maxStreamsPerCaller', maxStreamsPerCaller, DEFAULT_MAX_LISTEN_STREAMS_PER_CALLER)
+  }
+}
+
 function checkCount (name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) throw new FST_MCP_INVALID_OPTION(name, 'expected a positive integer')
@@ -298,13 +350,14 @@ interface CheckedTaskOptions {
   limits: TaskLimits
   owner: ((request: FastifyRequest) => string) | undefined
   store: TaskStoreFactory | undefined
+  maxArgumentBytes: number
 }
 
 function checkTaskOptions (value: unknown): CheckedTaskOptions {
   if (value !== undefined && !isObject(value)) {
-    throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxTasksPerOwner?, maxTaskBytes?, maxStoredBytes?, store?, owner? }')
+    throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxTasksPerOwner?, maxTaskBytes?, maxStoredBytes?, maxArgumentBytes?, store?, owner? }')
   }
-  const { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, store, owner } = value ?? {}
+  const { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, store, owner } = value ?? {}
   if (owner !== undefined && typeof owner !== 'function') throw new FST_MCP_INVALID_OPTION('taskOptions.owner', 'expected a function of the request returning a string')
   if (store !== undefined && typeof store !== 'function') {
     throw new FST_MCP_INVALID_OPTION('taskOptions.store', 'expected a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
@@ -323,7 +376,8 @@ function checkTaskOptions (value: unknown): CheckedTaskOptions {
       maxStoredBytes: storedBytes
     }),
     owner: owner as ((request: FastifyRequest) => string) | undefined,
-    store: store as TaskStoreFactory | undefined
+    store: store as TaskStoreFactory | undefined,
+    maxArgumentBytes: positiveInteger('taskOptions.maxArgumentBytes', maxArgumentBytes, DEFAULT_MAX_TASK_ARGUMENT_BYTES)
   }
 }
 
@@ -375,6 +429,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   const tasks = options.tasks === undefined ? false : options.tasks
   if (typeof tasks !== 'boolean') throw new FST_MCP_INVALID_OPTION('tasks', 'expected a boolean')
   const taskOptions = checkTaskOptions(options.taskOptions)
+  const listen = checkListenOptions(options.listenOptions)
   const bodyLimit = options.bodyLimit === undefined ? DEFAULT_BODY_LIMIT : options.bodyLimit
   if (typeof bodyLimit !== 'number' || !Number.isSafeInteger(bodyLimit) || bodyLimit <= 0) {
     throw new FST_MCP_INVALID_OPTION('bodyLimit', 'expected a positive integer (bytes)')
@@ -418,12 +473,17 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     tasks,
     taskLimits: taskOptions.limits,
     taskOwner: taskOptions.owner,
+    taskMaxArgumentBytes: taskOptions.maxArgumentBytes,
     taskStore,
     bodyLimit,
     keepAliveMs,
     requestStateKeys,
     requestStateTtlMs: checkMs('requestStateTtlMs', options.requestStateTtlMs, DEFAULT_REQUEST_STATE_TTL_MS, Number.MAX_SAFE_INTEGER),
     clientRequestTimeoutMs: checkMs('clientRequestTimeoutMs', options.clientRequestTimeoutMs, DEFAULT_CLIENT_REQUEST_TIMEOUT_MS, MAX_TIMER_MS),
+    handlerTimeoutMs: options.handlerTimeoutMs === 0 ? 0 : checkMs('handlerTimeoutMs', options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, MAX_TIMER_MS),
+    maxListenStreams: listen.maxStreams,
+    maxListenStreamsPerCaller: listen.maxStreamsPerCaller,
+    maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, DEFAULT_MAX_STREAM_BUFFER_BYTES, MIN_STREAM_BUFFER_BYTES),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
     eventBus,

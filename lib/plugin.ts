@@ -21,7 +21,7 @@ import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
 import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE } from './errors.js'
 import { checkServerModule } from './capabilities/module-check.js'
-import { classifyMessage } from './protocol/jsonrpc.js'
+import { classifyMessage, type JsonRpcMessage, type RequestId } from './protocol/jsonrpc.js'
 import { createLegacyHandler, type LegacyLogging } from './endpoint/legacy.js'
 import { ErrorCode } from './protocol/mcp-error.js'
 import { createModernHandler, isModernRequest } from './endpoint/modern.js'
@@ -153,7 +153,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   let tasks: TaskService | undefined
   if (options.tasks) {
     try {
-      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log })
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log, maxInputBytes: options.taskMaxArgumentBytes })
     } catch (err) {
       await closeParts()
       throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
@@ -217,6 +217,27 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // synchronously (discover, initialize, every rejection) costs no promise.
   function handlePost (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const message = classifyMessage(request.body)
+    const id = message.kind === 'request' ? message.id : undefined
+    try {
+      const answer = route(message, request, reply)
+      return answer instanceof Promise ? answer.catch((err: unknown) => fault(err, id, request, reply)) : undefined
+    } catch (err) {
+      fault(err, id, request, reply)
+      return undefined
+    }
+  }
+
+  /** Last line of defence: a fault of the endpoint's own is logged and answered -32603 with the id, never a bare 500. */
+  function fault (err: unknown, id: RequestId | undefined, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+    request.log.error({ err }, 'MCP endpoint failed while answering')
+    if (reply.sent || reply.raw.headersSent) {
+      reply.raw.destroy()
+      return reply
+    }
+    return sendError(reply, 200, id, ErrorCode.InternalError, 'Internal error')
+  }
+
+  function route (message: JsonRpcMessage, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
     let answer: FastifyReply | Promise<FastifyReply>
     let denied: FastifyReply | undefined
     if (message.kind === 'invalid') {
@@ -236,7 +257,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     } else {
       answer = handleLegacy(message, request, reply)
     }
-    return answer instanceof Promise ? answer : undefined
+    return answer
   }
 
   /** An answer for no request of this instance: to the router (an unknown id is acknowledged all the same). */
@@ -256,16 +277,17 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   }
 
   // What the endpoint's routes log never shows the Authorization header.
-  const childLoggerFactory = redactingLoggerFactory(fastify)
+  const loggerFactory = redactingLoggerFactory(fastify)
+  const childLoggerFactory = loggerFactory === undefined ? {} : { childLoggerFactory: loggerFactory }
   // The source check first (cheapest), then the token, both before the body is read.
   const onRequest = auth === undefined ? guard : [guard, auth.authenticate]
-  auth?.serveMetadata(fastify, childLoggerFactory)
+  auth?.serveMetadata(fastify, loggerFactory)
 
   await fastify.register(async function mcpEndpoint (child: FastifyInstance) {
     installJsonParser(child, options.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
-    child.route({ method: 'POST', url: options.path, onRequest, childLoggerFactory, handler: handlePost })
-    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, childLoggerFactory, handler: methodNotAllowed })
+    child.route({ method: 'POST', url: options.path, onRequest, ...childLoggerFactory, handler: handlePost })
+    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: methodNotAllowed })
   }, typeof prefix === 'string' ? { prefix } : {})
 }
 

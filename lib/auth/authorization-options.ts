@@ -10,7 +10,7 @@ import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import type { VerifiedAccessToken } from './auth-info.js'
 import { isScopeToken } from './challenge.js'
 import { isSecureOrLoopback } from './issuer-metadata.js'
-import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-verifier.js'
+import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-settings.js'
 
 export const DEFAULT_CLOCK_TOLERANCE_SEC = 5
 export const DEFAULT_TOKEN_CACHE_ENTRIES = 1000

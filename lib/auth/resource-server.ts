@@ -18,7 +18,7 @@ import {
   VerifierUnavailableError
 } from './auth-info.js'
 import type { ResolvedAuthorization } from './authorization-options.js'
-import { readBearerToken } from './bearer-token.js'
+import { bearerCandidate, isB64Token } from './bearer-token.js'
 import { bearerChallenge } from './challenge.js'
 import { buildMetadata, metadataPath, metadataUrl, type ProtectedResourceMetadata } from './protected-resource-metadata.js'
 import { TokenCache } from './token-cache.js'
@@ -39,6 +39,19 @@ export function isRejection (verdict: AuthVerdict): verdict is AuthRejection {
 /** Verifies a token: the token's facts, or null/undefined for an invalid one. */
 export type TokenVerifier = (token: string, request: FastifyRequest) =>
   VerifiedAccessToken | null | undefined | Promise<VerifiedAccessToken | null | undefined>
+
+/** Per connection: the last Authorization header verified on it, and what it verified to. */
+const LAST_TOKEN = Symbol('fastify-mcp-capabilities.last-token')
+
+interface ConnectionMemo {
+  readonly header: string
+  readonly caller: VerifiedCaller
+  readonly until: number
+  readonly server: ResourceServer
+  readonly generation: number
+}
+
+type MemoSocket = object & { [LAST_TOKEN]?: ConnectionMemo }
 
 /** Seconds a client is asked to wait after a 503. */
 export const RETRY_AFTER_SEC = 5
@@ -65,6 +78,8 @@ export class ResourceServer {
   readonly #insufficientRequired: AuthRejection | undefined
   readonly #hint: readonly string[]
   readonly #now: () => number
+  /** Bumped by clearCache(), so connection memos made before it are ignored. */
+  #generation = 0
 
   constructor (settings: ResolvedAuthorization, verify: TokenVerifier, now: () => number = Date.now) {
     this.settings = settings
@@ -90,18 +105,41 @@ export class ResourceServer {
 
   /** Who is calling: a verified caller, or how to refuse. Synchronous when the token was verified before. */
   authenticate (request: FastifyRequest): AuthVerdict | Promise<AuthVerdict> {
-    const token = readBearerToken(request.headers.authorization)
+    const header = request.headers.authorization
+    // A keep-alive connection repeats its header: comparing the string is cheaper than hashing it for the cache.
+    const socket = request.raw?.socket as MemoSocket | undefined | null
+    const memo = socket?.[LAST_TOKEN]
+    if (memo !== undefined && memo.header === header && memo.server === this && memo.generation === this.#generation && this.#now() < memo.until) {
+      return this.#withRequired(memo.caller)
+    }
+    const token = bearerCandidate(header)
     if (token === undefined) return this.#missing
     if (token === null) return this.#malformed()
+    // Only well-formed tokens are ever cached, so a hit needs no syntax check.
     const known = this.#cache.get(token)
-    if (known !== undefined) return this.#withRequired(known)
+    if (known !== undefined) {
+      this.#remember(socket, header as string, known)
+      return this.#withRequired(known)
+    }
+    if (!isB64Token(token)) return this.#malformed()
     let pending = this.#pending.get(token)
     if (pending === undefined) {
       // One verification per token at a time: a burst of requests with a new token shares it.
       pending = this.#verifyNew(token, request).finally(() => this.#pending.delete(token as string))
       this.#pending.set(token, pending)
     }
-    return pending.then((verdict) => isRejection(verdict) ? verdict : this.#withRequired(verdict))
+    return pending.then((verdict) => {
+      if (isRejection(verdict)) return verdict
+      this.#remember(socket, header as string, verdict)
+      return this.#withRequired(verdict)
+    })
+  }
+
+  /** The connection's last verified header, kept while the cache would keep the token. */
+  #remember (socket: MemoSocket | undefined | null, header: string, caller: VerifiedCaller): void {
+    if (socket === undefined || socket === null || this.settings.tokenCache.maxEntries === 0) return
+    const until = Math.min(this.#now() + this.settings.tokenCache.maxTtlMs, caller.expiresAtMs ?? Number.POSITIVE_INFINITY)
+    socket[LAST_TOKEN] = { header, caller, until, server: this, generation: this.#generation }
   }
 
   /** Every scope an operation needs: the endpoint's, the method's and the handler's, without repeats. */
@@ -141,6 +179,7 @@ export class ResourceServer {
   /** Forget every remembered verification (e.g. after keys were revoked). */
   clearCache (): void {
     this.#cache.clear()
+    this.#generation++
   }
 
   #withRequired (caller: VerifiedCaller): AuthVerdict {

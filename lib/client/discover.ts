@@ -65,7 +65,7 @@ export type LegacyReason =
   /** The probe got -32022 naming only legacy versions. */
   | 'legacy-version-offered'
 
-interface DiscoveryCommon {
+export interface DiscoveryCommon {
   /** The endpoint, normalized. */
   url: string
   /** A sentence on how the era was told, for logs. */

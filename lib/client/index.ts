@@ -3,7 +3,7 @@
  * cache what it offers. No Fastify in here: only `fetch` and Web APIs.
  */
 export { discover, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_CLIENT_INFO } from './discover.js'
-export type { Discovery, ModernDiscovery, LegacyDiscovery, DiscoverOptions, ModernReason, LegacyReason } from './discover.js'
+export type { Discovery, DiscoveryCommon, ModernDiscovery, LegacyDiscovery, DiscoverOptions, ModernReason, LegacyReason } from './discover.js'
 export { DiscoverCache, DEFAULT_MAX_ENTRIES } from './cache.js'
 export type { DiscoverCacheOptions } from './cache.js'
 export type { LegacyInitializeResult } from './legacy.js'

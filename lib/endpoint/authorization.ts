@@ -33,7 +33,7 @@ export interface EndpointAuthorization {
   /** With `filterLists`: narrows a list outcome to what the caller may use; undefined when lists are not filtered. */
   readonly filterListOutcome: ((method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome) | undefined
   /** Serves the metadata document on `fastify` (at the origin's well-known paths). */
-  serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory']): void
+  serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory'] | undefined): void
 }
 
 export function sendRejection (reply: FastifyReply, rejection: AuthRejection, id: RequestId | undefined): FastifyReply {
@@ -105,7 +105,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
           : outcome
     : undefined
 
-  function serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory']): void {
+  function serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory'] | undefined): void {
     if (!settings.serveMetadata) return
     if (fastify.prefix !== '') {
       throw new FST_MCP_INVALID_OPTION('authorization.serveMetadata',
@@ -115,7 +115,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
       fastify.route({
         method: 'GET',
         url,
-        childLoggerFactory: loggerFactory,
+        ...(loggerFactory === undefined ? {} : { childLoggerFactory: loggerFactory }),
         handler (_request, reply) {
           // A public document: any origin may read it (browser-based MCP clients fetch it cross-origin).
           return reply.header('access-control-allow-origin', '*').type('application/json; charset=utf-8').send(resourceServer.metadataJson)

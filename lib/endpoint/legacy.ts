@@ -10,6 +10,7 @@
  * serves (one level for every instance sharing the event bus, not per
  * client); before any `logging/setLevel`, no log messages are sent.
  */
+import { clip, quote } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { INPUT_METHODS } from '../protocol/client-requests.js'
 import { StreamClientRequests } from '../input/stream-client-requests.js'
@@ -24,7 +25,7 @@ import { METHOD_ROUTES } from '../protocol/methods.js'
 import type { ServerInfo } from '../options.js'
 import type { PendingRequests } from '../input/pending-requests.js'
 import { RequestStream } from '../streams/request-stream.js'
-import { errorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
+import { errorResponse, internalErrorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
 import type { InitializeResult } from '../protocol/schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
 
@@ -80,7 +81,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
 
   function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {
     return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version ${requested}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
+      `Unsupported protocol version ${clip(requested)}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
       { supported: [...MODERN_VERSIONS], requested })
   }
 
@@ -106,7 +107,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     if (header !== undefined) {
       if (!isLegacyVersion(header)) {
         return sendError(reply, 400, id, ErrorCode.InvalidRequest,
-          `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(header)} (supported: ${LEGACY_VERSIONS.join(', ')})`)
+          `Bad Request: unsupported MCP-Protocol-Version ${quote(String(header))} (supported: ${LEGACY_VERSIONS.join(', ')})`)
       }
       protocolVersion = header
     }
@@ -115,7 +116,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
 
     const route = METHOD_ROUTES[method]
     if (route === undefined || !route.eras.includes('legacy') || !isAdvertised(caps, route.capability)) {
-      return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+      return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${clip(method)}`)
     }
     if (method === 'logging/setLevel' && !isLogLevel(params.level)) {
       return sendError(reply, 200, id, ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`)
@@ -137,16 +138,23 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
         request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
         return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
-      if (!outcome.ok) return stream.respond(200, errorResponse(id, outcome.code, outcome.message, outcome.data))
-      if (method === 'logging/setLevel') {
+      let body: string
+      try {
+        body = outcome.ok ? resultResponse(id, outcome.result) : errorResponse(id, outcome.code, outcome.message, outcome.data)
+      } catch (err) {
+        // Output JSON cannot carry (a BigInt, a cycle, a throwing getter or toJSON): a server fault.
+        request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+        return stream.respond(200, internalErrorResponse(id))
+      }
+      if (outcome.ok && method === 'logging/setLevel') {
         return logging.set(params.level as LogLevel).then(
-          () => stream.respond(200, resultResponse(id, outcome.result)),
+          () => stream.respond(200, body),
           (err: unknown) => {
             request.log.error({ err }, 'MCP logging/setLevel: the level could not be shared with the other instances')
             return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error: the log level could not be applied on every instance'))
           })
       }
-      return stream.respond(200, resultResponse(id, outcome.result))
+      return stream.respond(200, body)
     }) as FastifyReply | Promise<FastifyReply>
   }
 }

@@ -5,6 +5,8 @@
  * result is stamped with `resultType`, `_meta.serverInfo` and, for list and
  * read results, cache hints.
  */
+import { callerOf } from '../auth/caller.js'
+import { clip } from '../protocol/describe.js'
 import type { FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { TASKS_EXTENSION } from '../capabilities/build.js'
@@ -26,7 +28,7 @@ import { ParamHeaderValidator } from './param-headers.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStateCodec } from '../input/request-state.js'
 import { RequestStream } from '../streams/request-stream.js'
-import { appendFields, errorResponse, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse } from '../response/responses.js'
+import { appendFields, errorResponse, internalErrorResponse, objectJson, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse } from '../response/responses.js'
 import type { ResultMeta } from '../protocol/schemas.js'
 import type { ClientInfo, JsonObject } from '../capabilities/server-module.js'
 import { createListenResponder, type SubscriptionRegistry } from '../streams/subscriptions.js'
@@ -142,7 +144,23 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       const json = appendFields(jsonOf(result), completeFields + hints)
       if (json !== undefined) return resultJsonResponse(id, json)
     }
-    return resultJsonResponse(id, JSON.stringify(stamp(result, cacheable, request)))
+    return resultJsonResponse(id, objectJson(stamp(result, cacheable, request)))
+  }
+
+  /**
+   * Status and body of an outcome. Handler output JSON cannot carry (a
+   * BigInt, a cycle, a throwing getter or toJSON, McpError data of that kind)
+   * is a server fault: logged, answered 200 with -32603 and the id.
+   */
+  function answer (id: RequestId, outcome: Outcome, cacheable: boolean, request: FastifyRequest, method: string): { status: number, body: string | Buffer } {
+    try {
+      return outcome.ok
+        ? { status: 200, body: stampedResponse(id, outcome.result, cacheable, request) }
+        : { status: modernErrorStatus(outcome.code), body: errorResponse(id, outcome.code, outcome.message, outcome.data) }
+    } catch (err) {
+      request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+      return { status: 200, body: internalErrorResponse(id) }
+    }
   }
 
   // Not async: requests answered without a handler (discover, errors) cost no promise.
@@ -180,7 +198,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     if (mismatch !== undefined) return sendError(reply, 400, id, ErrorCode.HeaderMismatch, mismatch)
 
     if (!isModernVersion(version)) {
-      return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${version}`,
+      return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${clip(version)}`,
         { supported: [...MODERN_VERSIONS], requested: version })
     }
 
@@ -210,13 +228,14 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     }
     if (tasks !== undefined && TASK_METHODS.has(method)) {
       // The store may be remote: the answer waits for it (respond never rejects).
-      return tasks.respond(method, params, request, clientCapabilities).then((outcome) => outcome.ok
-        ? sendJson(reply, 200, stampedResponse(id, outcome.result, false, request))
-        : sendError(reply, modernErrorStatus(outcome.code), id, outcome.code, outcome.message, outcome.data))
+      return tasks.respond(method, params, request, clientCapabilities).then((outcome) => {
+        const { status, body } = answer(id, outcome, false, request, method)
+        return sendJson(reply, status, body)
+      })
     }
 
     if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
-      return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${method}`)
+      return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${clip(method)}`)
     }
 
     const clientInfo = isClientInfo(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : null
@@ -228,7 +247,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       : undefined
     let replay: InputReplay | undefined
     if (INPUT_METHODS.has(method)) {
-      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs })
+      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs, caller: () => callerOf(request) })
       if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
       replay = opened.replay
     }
@@ -243,10 +262,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       const outcome = settled.ok
         ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx) : settled
         : settled.code === ErrorCode.ResourceNotFound ? resourceNotFoundNow(settled, params) : settled
-      const status = outcome.ok ? 200 : modernErrorStatus(outcome.code)
-      const body = outcome.ok
-        ? stampedResponse(id, outcome.result, route.cacheable, request)
-        : errorResponse(id, outcome.code, outcome.message, outcome.data)
+      const { status, body } = answer(id, outcome, route.cacheable, request, method)
       return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
     })
   }

@@ -28,6 +28,7 @@ import { METHOD_ROUTES } from '../protocol/methods.js'
 import { decodeHeaderValue } from './request-headers.js'
 import type { ParamHeaderMode } from '../options.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../capabilities/server-module.js'
+import { describe, quote } from '../protocol/describe.js'
 
 
 const HEADER_PREFIX = 'mcp-param-'
@@ -170,7 +171,7 @@ export function findParamHeaderMismatch (headers: IncomingHttpHeaders, annotatio
     if (decoded === undefined) return `Header mismatch: ${label} header has a malformed base64 value`
     if (absent) return `Header mismatch: ${label} header is present but the arguments carry no value at ${pathText(path)}`
     if (!matches(decoded, value)) {
-      return `Header mismatch: ${label} header ${JSON.stringify(decoded)} does not match body value ${JSON.stringify(value)}`
+      return `Header mismatch: ${label} header ${quote(decoded)} does not match body value ${describe(value)}`
     }
   }
   return undefined

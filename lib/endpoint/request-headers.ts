@@ -4,6 +4,7 @@
  * a server must reject any disagreement (HeaderMismatch, -32020).
  */
 import type { IncomingHttpHeaders } from 'node:http'
+import { clip, quote } from '../protocol/describe.js'
 import { PairMemo } from '../response/pair-memo.js'
 
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
@@ -35,17 +36,23 @@ function single (headers: IncomingHttpHeaders, name: string): string | undefined
  * rejection's bytes are kept (responses.ts). Bounded.
  */
 const MESSAGES_PER_KIND = 128
+/** Longer values are not remembered: memo keys are the client's strings, so they bound its bytes (issue 11). */
+const MAX_REMEMBERED_CHARS = 128
+
+function message (memo: PairMemo<string, string, string>, build: (a: string, b: string) => string, header: string, body: string): string {
+  return header.length <= MAX_REMEMBERED_CHARS && body.length <= MAX_REMEMBERED_CHARS ? memo.get(header, body) : build(header, body)
+}
 
 function versionMismatch (header: string, version: string): string {
-  return `Header mismatch: MCP-Protocol-Version header ${JSON.stringify(header)} does not match _meta protocol version ${JSON.stringify(version)}`
+  return `Header mismatch: MCP-Protocol-Version header ${quote(header)} does not match _meta protocol version ${quote(version)}`
 }
 
 function methodMismatch (header: string, method: string): string {
-  return `Header mismatch: Mcp-Method header ${JSON.stringify(header)} does not match body method ${JSON.stringify(method)}`
+  return `Header mismatch: Mcp-Method header ${quote(header)} does not match body method ${quote(method)}`
 }
 
 function nameMismatch (decoded: string, name: string): string {
-  return `Header mismatch: Mcp-Name header ${JSON.stringify(decoded)} does not match body value ${JSON.stringify(name)}`
+  return `Header mismatch: Mcp-Name header ${quote(decoded)} does not match body value ${quote(name)}`
 }
 
 const versionMessages = new PairMemo(MESSAGES_PER_KIND, versionMismatch)
@@ -64,15 +71,15 @@ export function findHeaderMismatch (
 ): string | undefined {
   const versionHeader = single(headers, 'mcp-protocol-version')
   if (versionHeader === undefined) return 'Header mismatch: MCP-Protocol-Version header is required'
-  if (versionHeader !== version) return versionMessages.get(versionHeader, version)
+  if (versionHeader !== version) return message(versionMessages, versionMismatch, versionHeader, version)
   const methodHeader = single(headers, 'mcp-method')
   if (methodHeader === undefined) return 'Header mismatch: Mcp-Method header is required'
-  if (methodHeader !== method) return methodMessages.get(methodHeader, method)
+  if (methodHeader !== method) return message(methodMessages, methodMismatch, methodHeader, method)
   if (name === undefined) return undefined
   const nameHeader = single(headers, 'mcp-name')
-  if (nameHeader === undefined) return `Header mismatch: Mcp-Name header is required for ${method}`
+  if (nameHeader === undefined) return `Header mismatch: Mcp-Name header is required for ${clip(method)}`
   const decoded = decodeHeaderValue(nameHeader)
   if (decoded === undefined) return 'Header mismatch: Mcp-Name header has a malformed base64 value'
-  if (decoded !== name) return nameMessages.get(decoded, name)
+  if (decoded !== name) return message(nameMessages, nameMismatch, decoded, name)
   return undefined
 }

@@ -4,8 +4,15 @@
  *
  * With nothing configured, a connection that arrives on a loopback address
  * accepts only loopback origins and hosts (a rebinding page names a foreign
- * host); elsewhere a browser origin must match the `Host` it is calling.
+ * host). Elsewhere (a LAN interface, a Unix socket behind a reverse proxy)
+ * the server cannot know its public names, and a rebinding page always has
+ * `Origin` equal to `Host`: so a request that carries an `Origin` (a browser)
+ * is refused unless `allowedOrigins` names it, or `allowedHosts` names its
+ * host and it matches `Host`. Clients that send no `Origin` (not browsers,
+ * which cannot be rebound) are served. `inject()` has no socket address and
+ * is judged by its `remoteAddress` (127.0.0.1 unless set): like loopback.
  */
+import { Socket } from 'node:net'
 import type { FastifyRequest } from 'fastify'
 
 const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
@@ -38,10 +45,17 @@ export interface SecurityPolicy {
   allowedHosts: ReadonlySet<string> | true | undefined
 }
 
+/** Whether the request came over loopback: its local address, or for `inject()` (no real socket) its remote one. */
+function arrivedOnLoopback (request: FastifyRequest): boolean {
+  const socket = request.raw.socket as Socket | undefined
+  if (socket === undefined || socket === null) return false
+  return socket instanceof Socket ? isLoopbackAddress(socket.localAddress) : isLoopbackAddress((socket as { remoteAddress?: string }).remoteAddress)
+}
+
 /** Returns which header (if any) makes the request unacceptable. */
 export function checkRequestSource (request: FastifyRequest, policy: SecurityPolicy): SecurityVerdict {
   const host = request.headers.host
-  const onLoopback = isLoopbackAddress(request.socket?.localAddress)
+  const onLoopback = arrivedOnLoopback(request)
 
   const { allowedHosts } = policy
   if (allowedHosts !== true) {
@@ -66,5 +80,7 @@ export function checkRequestSource (request: FastifyRequest, policy: SecurityPol
   }
   if (allowedOrigins !== undefined) return allowedOrigins.has(url.origin) ? 'ok' : 'origin'
   if (onLoopback) return isLoopbackName(url.hostname.toLowerCase()) ? 'ok' : 'origin'
+  // Off loopback a browser needs configuration: an allowed host it names and calls (Host was checked above).
+  if (allowedHosts === undefined || allowedHosts === true) return 'origin'
   return host !== undefined && url.host.toLowerCase() === host.toLowerCase() ? 'ok' : 'origin'
 }

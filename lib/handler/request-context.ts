@@ -92,20 +92,26 @@ export class RequestContext extends ClientAsking implements HandlerContext {
   }
 
   requireClientCapabilities (...names: string[]): void {
-    const missing = names.filter((name) => {
-      const declared = this.clientCapabilities[name]
-      return declared === null || typeof declared !== 'object'
-    })
-    if (missing.length === 0) return
-    const list = missing.join(', ')
-    if (this.era === 'legacy') {
-      // A stateless legacy request carries no client capabilities to check.
-      throw new McpError(ErrorCode.InvalidRequest, `This request needs client capabilities (${list}) that a stateless legacy request cannot declare`)
-    }
-    throw new McpError(
-      ErrorCode.MissingRequiredClientCapability,
-      `Missing required client capabilities: ${list}`,
-      { requiredCapabilities: Object.fromEntries(missing.map((name) => [name, {}])) }
-    )
+    const err = missingCapabilities(this.era, this.clientCapabilities, names)
+    if (err !== undefined) throw err
   }
+}
+
+/** The error `requireClientCapabilities(...names)` throws, or undefined when every name is declared. */
+export function missingCapabilities (era: Era, clientCapabilities: JsonObject, names: readonly string[]): McpError | undefined {
+  const missing = names.filter((name) => {
+    const declared = clientCapabilities[name]
+    return declared === null || typeof declared !== 'object'
+  })
+  if (missing.length === 0) return undefined
+  const list = missing.join(', ')
+  if (era === 'legacy') {
+    // A stateless legacy request carries no client capabilities to check.
+    return new McpError(ErrorCode.InvalidRequest, `This request needs client capabilities (${list}) that a stateless legacy request cannot declare`)
+  }
+  return new McpError(
+    ErrorCode.MissingRequiredClientCapability,
+    `Missing required client capabilities: ${list}`,
+    { requiredCapabilities: Object.fromEntries(missing.map((name) => [name, {}])) }
+  )
 }

@@ -2,17 +2,21 @@
  * Multi round-trip requests (2026-07-28), by replay: the handler runs again
  * on every retry, and each `ctx.elicit()` / `createMessage()` / `listRoots()`
  * finds its answer under its key, either in the retry's `inputResponses` or,
- * for answers given in earlier rounds, in the signed `requestState`. The
+ * for answers given in earlier rounds, in the sealed `requestState`. The
  * first call without an answer ends the attempt; the endpoint answers
  * `input_required` with every request the attempt gathered (calls started
  * together, e.g. under `Promise.all`, are asked together).
  *
- * `requestState` is bound to the request (method and a digest of its params
- * other than `_meta`, `inputResponses` and `requestState`), expires, and
- * records the digest of each question asked, so an answer is only used for
- * the exact question it answers. Nothing is stored on the server: any
- * instance that shares the secret can serve the retry.
+ * `requestState` is encrypted and bound to the caller (`callerOf`), to the
+ * request (method and a digest of its params other than `_meta`,
+ * `inputResponses` and `requestState`), expires, and records the digest of
+ * each question asked, so an answer is only used for the exact question it
+ * answers. `inputResponses` count only under a state that asked their
+ * questions: without one they are ignored and the questions asked again.
+ * Nothing is stored on the server: any instance that shares the secret can
+ * serve the retry.
  */
+import { quote } from '../protocol/describe.js'
 import { type ClientRequestMethod, type ClientRequestOptions, answerProblem } from '../protocol/client-requests.js'
 import { type ClientRequests, InputRequiredSignal, rejected, requireCapabilityFor } from './client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
@@ -53,6 +57,8 @@ export interface ReplayContext {
   clientCapabilities: JsonObject
   codec: RequestStateCodec
   ttlMs: number
+  /** The caller the state is bound to (computed only when a state is opened or sealed). */
+  caller: () => string
 }
 
 export type OpenedRound = { ok: true, replay: InputReplay } | { ok: false, message: string }
@@ -86,14 +92,14 @@ export function openInputRound (context: ReplayContext): OpenedRound {
   if (responses !== undefined) {
     if (!isJsonObject(responses)) return { ok: false, message: 'Invalid params: "inputResponses" must be an object' }
     for (const [key, value] of Object.entries(responses)) {
-      if (!isJsonObject(value)) return { ok: false, message: `Invalid params: inputResponses[${JSON.stringify(key)}] must be a result object` }
+      if (!isJsonObject(value)) return { ok: false, message: `Invalid params: inputResponses[${quote(key)}] must be a result object` }
     }
   }
   const token = params.requestState
   let prior: StatePayload | undefined
   if (token !== undefined) {
     if (typeof token !== 'string') return { ok: false, message: 'Invalid params: "requestState" must be a string' }
-    const payload = codec.open(token)
+    const payload = codec.open(token, context.caller())
     if (payload === undefined || !isPayload(payload)) return { ok: false, message: 'Invalid params: requestState failed verification' }
     let expected: string
     try {
@@ -154,12 +160,12 @@ export class InputReplay implements ClientRequests {
     const earlier = prior !== undefined && Object.hasOwn(prior.a, key) ? prior.a[key] : undefined
     if (earlier !== undefined && earlier.q === q) {
       answer = earlier.r
-    } else if (Object.hasOwn(this.#responses, key) && (prior === undefined || (Object.hasOwn(prior.q, key) && prior.q[key] === q))) {
-      // Without a state there is no record of the question: the answer is taken as given.
+    } else if (prior !== undefined && Object.hasOwn(this.#responses, key) && Object.hasOwn(prior.q, key) && prior.q[key] === q) {
+      // Only an answer to a question the state records as asked; without a state, responses are ignored.
       answer = this.#responses[key] as JsonObject
       const problem = answerProblem(method, answer)
       if (problem !== undefined) {
-        this.#fatal ??= new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${JSON.stringify(key)}] ${problem}`)
+        this.#fatal ??= new McpError(ErrorCode.InvalidParams, `Invalid params: inputResponses[${quote(key)}] ${problem}`)
         throw this.#fatal
       }
     }
@@ -228,7 +234,7 @@ export class InputReplay implements ClientRequests {
     const { inputRequests: _given, requestState: _own, ...rest } = result
     const out: JsonObject = { ...rest, resultType: 'input_required' }
     if (inputRequests.size > 0) out.inputRequests = Object.fromEntries(inputRequests)
-    out.requestState = codec.seal(payload as unknown as JsonObject)
+    out.requestState = codec.seal(payload as unknown as JsonObject, this.#context.caller())
     return out
   }
 }

@@ -1,65 +1,95 @@
 /**
- * Tamper-evident `requestState` for multi round-trip requests (2026-07-28).
- * The state travels through the client, so it is signed with HMAC-SHA256 and
- * checked on the way back (the spec's "MUST reject state that fails
- * verification"). It is signed, not encrypted: the client can read it, so it
- * holds nothing the client did not send or was not shown.
+ * Sealed `requestState` for multi round-trip requests (2026-07-28). The
+ * state travels through the client, so it must come back unaltered (the
+ * spec's "MUST reject state that fails verification"), only to the caller it
+ * was issued to, and unreadable on the way: it carries the answers given in
+ * earlier rounds, which are the caller's private data (issue 11).
  *
- * Token: base64url(JSON payload) "." base64url(HMAC(key, domain + payload)).
- * The first key signs; every key verifies, so a secret can be rotated.
+ * Token: base64url(iv[12] | AES-256-GCM ciphertext of the JSON payload | tag[16]).
+ * The key is derived from each configured secret with HKDF-SHA256; the
+ * additional authenticated data names this codec and the caller the state is
+ * bound to, so a state replayed by another caller fails like a forged one.
+ * The first secret seals; every secret opens, so a secret can be rotated.
  */
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
 import type { JsonObject } from '../protocol/jsonrpc.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 
-/** Separates these MACs from anything else the same secret might sign. */
-const DOMAIN = 'fastify-mcp-capabilities/request-state/v1.'
+/** Separates these keys and tags from anything else the same secret might protect. */
+const DOMAIN = 'fastify-mcp-capabilities/request-state/v2'
+const IV_BYTES = 12
+const TAG_BYTES = 16
 
-function mac (key: Buffer, payload: string): Buffer {
-  return createHmac('sha256', key).update(DOMAIN).update(payload).digest()
+function deriveKey (secret: Buffer): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), DOMAIN, 32))
+}
+
+function additionalData (binding: string): Buffer {
+  return Buffer.from(DOMAIN + '\n' + binding, 'utf8')
 }
 
 export class RequestStateCodec {
   readonly #keys: readonly Buffer[]
 
-  constructor (keys: readonly Buffer[]) {
-    if (keys.length === 0) throw new TypeError('RequestStateCodec needs at least one key')
-    this.#keys = keys
+  constructor (secrets: readonly Buffer[]) {
+    if (secrets.length === 0) throw new TypeError('RequestStateCodec needs at least one key')
+    this.#keys = secrets.map(deriveKey)
   }
 
-  seal (payload: JsonObject): string {
-    const body = Buffer.from(JSON.stringify(payload), 'utf8').toString('base64url')
-    return body + '.' + mac(this.#keys[0] as Buffer, body).toString('base64url')
+  /** Encrypts `payload` for the caller named by `binding` (any string; '' binds to nobody in particular). */
+  seal (payload: JsonObject, binding = ''): string {
+    const iv = randomBytes(IV_BYTES)
+    const cipher = createCipheriv('aes-256-gcm', this.#keys[0] as Buffer, iv)
+    cipher.setAAD(additionalData(binding))
+    const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(payload), 'utf8'), cipher.final(), cipher.getAuthTag()])
+    return sealed.toString('base64url')
   }
 
-  /** The payload of a token this endpoint signed, or undefined for anything else. */
-  open (token: string): JsonObject | undefined {
-    const dot = token.indexOf('.')
-    if (dot <= 0 || dot !== token.lastIndexOf('.')) return undefined
-    const body = token.slice(0, dot)
-    const given = Buffer.from(token.slice(dot + 1), 'base64url')
+  /** The payload of a token this endpoint sealed for `binding`, or undefined for anything else. */
+  open (token: string, binding = ''): JsonObject | undefined {
+    const sealed = Buffer.from(token, 'base64url')
     // base64url decoding skips foreign characters; re-encoding must give the same text back.
-    if (given.toString('base64url') !== token.slice(dot + 1)) return undefined
-    const valid = this.#keys.some((key) => {
-      const expected = mac(key, body)
-      return expected.length === given.length && timingSafeEqual(expected, given)
-    })
-    if (!valid) return undefined
-    try {
-      const payload: unknown = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'))
-      return payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload as JsonObject : undefined
-    } catch {
-      return undefined
+    if (sealed.length < IV_BYTES + TAG_BYTES + 2 || sealed.toString('base64url') !== token) return undefined
+    const iv = sealed.subarray(0, IV_BYTES)
+    const tag = sealed.subarray(sealed.length - TAG_BYTES)
+    const body = sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)
+    const aad = additionalData(binding)
+    for (const key of this.#keys) {
+      let text: string
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })
+        decipher.setAAD(aad)
+        decipher.setAuthTag(tag)
+        text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
+      } catch {
+        continue // another key, or not ours
+      }
+      try {
+        const payload: unknown = JSON.parse(text)
+        return payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload as JsonObject : undefined
+      } catch {
+        return undefined
+      }
     }
+    return undefined
   }
 }
 
-/** JSON with object keys sorted at every level, so equal values give equal text. */
-export function canonicalJson (value: unknown): string {
-  if (Array.isArray(value)) return '[' + value.map((v) => canonicalJson(v === undefined ? null : v)).join(',') + ']'
+/** Deepest nesting a digested value may have: far beyond any real params, well within the stack. */
+export const MAX_DIGEST_DEPTH = 256
+
+/**
+ * JSON with object keys sorted at every level, so equal values give equal
+ * text. A value nested deeper than `MAX_DIGEST_DEPTH` is the client's fault
+ * (its params): -32602, not a stack overflow answered as an internal error.
+ */
+export function canonicalJson (value: unknown, depth = 0): string {
+  if (depth > MAX_DIGEST_DEPTH) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: params are nested too deeply')
+  if (Array.isArray(value)) return '[' + value.map((v) => canonicalJson(v === undefined ? null : v, depth + 1)).join(',') + ']'
   if (value !== null && typeof value === 'object') {
     const entries = Object.keys(value).sort()
       .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-      .map((k) => JSON.stringify(k) + ':' + canonicalJson((value as Record<string, unknown>)[k]))
+      .map((k) => JSON.stringify(k) + ':' + canonicalJson((value as Record<string, unknown>)[k], depth + 1))
     return '{' + entries.join(',') + '}'
   }
   return JSON.stringify(value) ?? 'null'

@@ -45,7 +45,7 @@ export class RedisUnavailableError extends Error {
   }
 }
 
-type MessageHandler = (message: string) => void
+export type MessageHandler = (message: string) => void
 
 function reconnectDelay (attempt: number): number {
   return Math.min(50 * attempt, MAX_RECONNECT_DELAY_MS)

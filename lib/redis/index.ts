@@ -27,7 +27,7 @@ import { redisTaskStore } from './task-store.js'
 export { RedisAnswerRouter } from './answer-router.js'
 export {
   DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX,
-  RedisConnection, type RedisConnectionOptions, RedisUnavailableError
+  RedisConnection, type RedisConnectionOptions, type MessageHandler, RedisUnavailableError
 } from './connection.js'
 export { RedisEventBus } from './event-bus.js'
 export { RedisTaskStore, redisTaskStore } from './task-store.js'

@@ -66,8 +66,12 @@ local function remove(id)
 end
 local function scoreOf(ms) return string.format('%.0f', ms * 1000 + 999) end
 local function prune(now)
-  local expired = redis.call('ZRANGEBYSCORE', P .. 'tasks', '-inf', scoreOf(now), 'LIMIT', 0, 128)
-  for _, id in ipairs(expired) do remove(id) end
+  -- Bounded work per call (1024 ids); whatever is left goes on the next calls.
+  for _ = 1, 8 do
+    local expired = redis.call('ZRANGEBYSCORE', P .. 'tasks', '-inf', scoreOf(now), 'LIMIT', 0, 128)
+    for _, id in ipairs(expired) do remove(id) end
+    if #expired < 128 then return end
+  end
 end
 local function evict(zdone)
   local ids = redis.call('ZRANGE', zdone, 0, 0)

@@ -77,7 +77,24 @@ export function preparedResponse (id: RequestId, prepared: PreparedResult): Buff
 }
 
 export function resultResponse (id: RequestId, result: object): string {
-  return resultJsonResponse(id, jsonOf(result))
+  return resultJsonResponse(id, objectJson(result))
+}
+
+/**
+ * The JSON text of a handler's result, which must still be an object after
+ * `toJSON`. Throws on anything JSON cannot carry (a BigInt, a cycle, a getter
+ * that throws, text longer than V8 allows) and on a `toJSON` that returns
+ * `undefined`, a primitive or an array: callers answer -32603 (issue 11).
+ */
+export function objectJson (result: object): string {
+  const json: string | undefined = jsonOf(result)
+  if (typeof json !== 'string' || json.charCodeAt(0) !== 123 /* { */) throw new TypeError('the handler result does not serialise to a JSON object')
+  return json
+}
+
+/** The -32603 answer to a request whose handler output could not be serialised (the fault is logged by the caller). */
+export function internalErrorResponse (id: RequestId | undefined): string {
+  return errorResponse(id, -32603, 'Internal error')
 }
 
 /**
@@ -88,10 +105,12 @@ export function resultResponse (id: RequestId, result: object): string {
  */
 const preparedErrors = new PairMemo(32, (code: number, message: string): PreparedResult =>
   prepareMember('error', JSON.stringify({ code, message })))
+/** Longer messages are answered but not kept, so the memo stays small in bytes, not only in count. */
+const MAX_PREPARED_MESSAGE_CHARS = 512
 
 /** A rejection's response as bytes to send: prepared when it carries an id and no data. */
 export function errorResponseBody (id: RequestId | undefined, code: number, message: string, data?: unknown): string | Buffer {
-  return id !== undefined && data === undefined
+  return id !== undefined && data === undefined && message.length <= MAX_PREPARED_MESSAGE_CHARS
     ? preparedResponse(id, preparedErrors.get(code, message))
     : errorResponse(id, code, message, data)
 }

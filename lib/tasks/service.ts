@@ -32,6 +32,7 @@ import { answerProblem, type ClientRequestMethod, type ClientRequestOptions } fr
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
+import { missingCapabilities } from '../handler/request-context.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
@@ -73,6 +74,36 @@ const CLOSE_WAIT_MS = 1000
 
 const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
 
+/**
+ * Bytes of its request a task may keep: its `arguments` (which the work's
+ * closure usually holds) and the client capabilities and info it reads. A
+ * task lives up to `ttlMs` after its request is gone, so a large body must
+ * not ride along (issue 11: object-heavy bodies cost ~20x their size in heap).
+ */
+export const DEFAULT_MAX_TASK_INPUT_BYTES = 64 * 1024
+
+/** JSON length of `value` when it is at most `limit`; undefined when larger or not JSON. */
+function sizeWithin (value: unknown, limit: number): number | undefined {
+  if (value === undefined) return 0
+  try {
+    const json: string | undefined = JSON.stringify(value)
+    return json === undefined ? 0 : json.length <= limit ? json.length : undefined
+  } catch {
+    return undefined // deeper than the stack allows, or not JSON at all
+  }
+}
+
+/** Whether what a task would keep of this request fits the bound; cheap when the whole body is small. */
+function inputFits (ctx: HandlerContext, limit: number): boolean {
+  const length = Number(ctx.request.headers['content-length'])
+  if (Number.isSafeInteger(length) && length <= limit) return true
+  const body = ctx.request.body as { params?: { arguments?: unknown } } | undefined
+  const args = sizeWithin(body?.params?.arguments, limit)
+  if (args === undefined) return false
+  const caps = sizeWithin(ctx.clientCapabilities, limit - args)
+  return caps !== undefined && sizeWithin(ctx.clientInfo, limit - args - caps) !== undefined
+}
+
 /** True when the request's client capabilities declare the tasks extension. */
 export function declaresTasks (clientCapabilities: JsonObject): boolean {
   const extensions = clientCapabilities.extensions
@@ -95,6 +126,8 @@ export interface TaskServiceOptions {
   /** Where task changes are published; without one, only this process hears them. */
   bus?: EventBus
   log: FastifyBaseLogger
+  /** Bytes of its request a task may keep (`taskOptions.maxArgumentBytes`); default 64 KiB. */
+  maxInputBytes?: number
 }
 
 /** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
@@ -102,6 +135,7 @@ export class TaskService {
   readonly store: TaskStore
   readonly limits: TaskLimits
   readonly runs: TaskRuns
+  readonly maxInputBytes: number
   readonly #owner: TaskOwner
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
@@ -112,6 +146,7 @@ export class TaskService {
     this.limits = options.limits
     this.store = options.store === undefined ? new MemoryTaskStore(options.limits) : options.store(options.limits)
     this.#owner = options.owner ?? callerOf
+    this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_INPUT_BYTES
     this.#bus = options.bus
     this.#log = options.log
     this.runs = new TaskRuns(this.store, options.log)
@@ -256,20 +291,22 @@ export class TaskService {
   }
 
   #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown): void {
+    // Only strings and the task's context are captured below: the request and its body stay free to go.
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
+    const method = ctx.method
     Promise.resolve().then(() => work(taskCtx)).then(async (value) => {
       // Cancelled, expired or shut down meanwhile: the store already has the final state.
       if (run.ended) return
       const result = value === undefined || value === null ? {} : value
       if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
-        logger.error({ method: ctx.method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
+        logger.error({ method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
         await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
         return
       }
       const change = await this.#finish(run, this.store.complete(run.taskId, typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' }))
       if (change?.changed === true && change.task.status === 'failed') {
-        logger.warn({ method: ctx.method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
+        logger.warn({ method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
       }
     }, async (err: unknown) => {
       if (run.ended) return
@@ -280,10 +317,10 @@ export class TaskService {
         return
       }
       if (run.controller.signal.aborted) return
-      logger.error({ err, method: ctx.method }, 'MCP task failed')
+      logger.error({ err, method }, 'MCP task failed')
       await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
     }).catch((err: unknown) => {
-      logger.error({ err, method: ctx.method }, 'MCP task outcome could not be stored')
+      logger.error({ err, method }, 'MCP task outcome could not be stored')
       this.runs.end(run, 'the task store failed', true)
     })
   }
@@ -338,7 +375,9 @@ function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
  * request declared it.
  */
 export function canRunAsTask (ctx: HandlerContext): boolean {
-  return services.has(ctx.request) && declaresTasks(ctx.clientCapabilities)
+  if (ctx instanceof TaskContext) return false
+  const service = services.get(ctx.request)
+  return service !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, service.maxInputBytes)
 }
 
 /**
@@ -353,8 +392,15 @@ export async function runAsTask (
   work: (ctx: HandlerContext) => unknown,
   options: RunAsTaskOptions = {}
 ): Promise<JsonObject> {
-  const service = services.get(ctx.request)
-  if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
+  // Inside a task already: the work runs in it.
+  const service = ctx instanceof TaskContext ? undefined : services.get(ctx.request)
+  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, service.maxInputBytes)) {
+    // A task would keep too much of its request alive: run inline (the client waits; questions use
+    // multi round-trip requests, which keep nothing here), or refuse when a task is required.
+    if (options.required === true) {
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes)`)
+    }
+  } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)
     if (created !== undefined) return created
     // The store is full: the server may always answer without a task.
@@ -367,9 +413,13 @@ export async function runAsTask (
   return value === undefined || value === null ? {} : value as JsonObject
 }
 
-/** The `ctx` of work running as a task: the creating request's view, with the task's signal and questions. */
+/**
+ * The `ctx` of work running as a task: the creating request's view, with the
+ * task's signal and questions. It keeps copies of the few fields it needs,
+ * never the request (whose parsed body may be large): `ctx.request` throws
+ * inside a task. Read what the work needs from the request before `runAsTask`.
+ */
 class TaskContext extends ClientAsking implements HandlerContext {
-  readonly request: FastifyRequest
   readonly era: Era
   readonly protocolVersion: string
   readonly method: string
@@ -377,23 +427,24 @@ class TaskContext extends ClientAsking implements HandlerContext {
   readonly clientCapabilities: JsonObject
   readonly logger: FastifyBaseLogger
   readonly requestState = undefined
-  readonly #outer: HandlerContext
   readonly #run: TaskRun
   readonly #service: TaskService
   readonly #counters = new Map<ClientRequestMethod, number>()
 
   constructor (outer: HandlerContext, run: TaskRun, service: TaskService) {
     super()
-    this.#outer = outer
     this.#run = run
     this.#service = service
-    this.request = outer.request
     this.era = outer.era
     this.protocolVersion = outer.protocolVersion
     this.method = outer.method
     this.clientInfo = outer.clientInfo
     this.clientCapabilities = outer.clientCapabilities
     this.logger = outer.logger.child({ taskId: run.taskId })
+  }
+
+  get request (): FastifyRequest {
+    throw new TypeError('ctx.request is not available inside a task (the request is gone once the task is created): read what the work needs before runAsTask')
   }
 
   get signal (): AbortSignal {
@@ -414,7 +465,8 @@ class TaskContext extends ClientAsking implements HandlerContext {
   log (_level: LogLevel, _data: unknown, _logger?: string): void {}
 
   requireClientCapabilities (...names: string[]): void {
-    this.#outer.requireClientCapabilities(...names)
+    const err = missingCapabilities(this.era, this.clientCapabilities, names)
+    if (err !== undefined) throw err
   }
 
   protected ask (method: ClientRequestMethod, params: JsonObject, options: ClientRequestOptions | undefined): Promise<JsonObject> {

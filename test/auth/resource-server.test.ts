@@ -18,9 +18,12 @@ const RESOURCE = 'https://mcp.example.com/mcp'
 const METADATA = 'https://mcp.example.com/.well-known/oauth-protected-resource/mcp'
 
 const errors: unknown[] = []
-function requestWith (authorization?: string): FastifyRequest {
+/** One keep-alive connection: requests on it share their socket. */
+const connection = {}
+function requestWith (authorization?: string, socket: object = {}): FastifyRequest {
   return {
     headers: authorization === undefined ? {} : { authorization },
+    raw: { socket },
     log: { error: (obj: unknown) => { errors.push(obj) } }
   } as unknown as FastifyRequest
 }
@@ -204,9 +207,20 @@ t.test('custom verifier: facts, null, InvalidTokenError, a failure, audience', a
   t.same(good.info, { issuer: 'https://as.example.com', subject: 'bob', clientId: undefined, scopes: ['a', 'b'], expiresAt: exp, claims: { tenant: 't1' }, token: 'good' })
   await verdict(server, 'Bearer good')
   t.equal(calls, 1, 'cached')
+  // On one connection the repeated header is recognised without a cache lookup, within the same limits.
+  t.equal(server.authenticate(requestWith('Bearer good', connection)), good, 'first on this connection')
+  t.equal(server.authenticate(requestWith('Bearer good', connection)), good, 'again on this connection')
+  server.clearCache()
+  await verdict(server, 'Bearer good')
+  t.equal(calls, 2, 'clearCache forgets the cache and every connection memo')
+  await server.authenticate(requestWith('Bearer good', connection))
+  t.equal(calls, 2, 'verified once more, then remembered on the connection')
   clock += 61_000
+  const onConnection = await server.authenticate(requestWith('Bearer good', connection))
+  t.equal(calls, 3, 'the connection memo ends at the token\'s expiry too')
+  t.ok(isRejection(onConnection), 'and the expired token is refused')
   const expired = await verdict(server, 'Bearer good')
-  t.equal(calls, 2, 'never served from the cache past its expiry')
+  t.equal(calls, 4, 'never served from the cache past its expiry')
   rejection(t, expired, 401, `Bearer resource_metadata="${METADATA}", error="invalid_token", error_description="The access token expired"`)
   rejection(t, await verdict(server, 'Bearer nope'), 401, `Bearer resource_metadata="${METADATA}", error="invalid_token", error_description="The access token is invalid"`)
   rejection(t, await verdict(server, 'Bearer revoked'), 401, `Bearer resource_metadata="${METADATA}", error="invalid_token", error_description="The access token was revoked"`)

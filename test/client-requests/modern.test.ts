@@ -120,10 +120,11 @@ t.test('an answer counts only for the question it answers', async (t) => {
     { q: elicit({ message: 'Q2', requestedSchema: ASK_NAME.requestedSchema }) })
 })
 
-t.test('answers without requestState are taken as given; unknown keys are ignored', async (t) => {
+t.test('answers without requestState are ignored (the question is asked again); unknown keys are ignored', async (t) => {
   const s = await session(t)
-  assertText(t, await s.call('greet', { inputResponses: { name: accept({ name: 'Bo' }), extra: accept({ x: 1 }), other: { action: 'accept' } } }), 'Hello, Bo')
-  assertInputRequired(t, await s.call('greet', { inputResponses: { wrong_key: accept({ name: 'Bo' }) } }), { name: elicit(ASK_NAME) })
+  const state = assertInputRequired(t, await s.call('greet', { inputResponses: { name: accept({ name: 'Bo' }), extra: accept({ x: 1 }), other: { action: 'accept' } } }), { name: elicit(ASK_NAME) })
+  assertText(t, await s.call('greet', { inputResponses: { name: accept({ name: 'Bo' }), extra: accept({ x: 1 }), other: { action: 'accept' } }, requestState: state }), 'Hello, Bo')
+  assertInputRequired(t, await s.call('greet', { inputResponses: { wrong_key: accept({ name: 'Bo' }) }, requestState: state }), { name: elicit(ASK_NAME) })
 })
 
 t.test('prompts/get and resources/read ask too; input_required carries no cache hints', async (t) => {
@@ -144,11 +145,10 @@ t.test('a requestState that fails verification is rejected with invalid params',
   const answers = { name: accept({ name: 'Ada' }) }
   const state = assertInputRequired(t, await s.call('greet'), { name: elicit(ASK_NAME) })
   const foreign = assertInputRequired(t, await other.call('greet'), { name: elicit(ASK_NAME) })
-  const [payload, mac] = state.split('.') as [string, string]
-  const flipped = payload.slice(0, 10) + (payload[10] === 'A' ? 'B' : 'A') + payload.slice(11)
+  const flipped = state.slice(0, 20) + (state[20] === 'A' ? 'B' : 'A') + state.slice(21)
   const cases: Array<[string, unknown, RegExp]> = [
     ['suffix appended', state + '-TAMPERED', /failed verification/],
-    ['payload altered', `${flipped}.${mac}`, /failed verification/],
+    ['payload altered', flipped, /failed verification/],
     ['signed by another endpoint', foreign, /failed verification/],
     ['not a token', 'hello', /failed verification/],
     ['not a string', 42, /must be a string/]
@@ -186,8 +186,10 @@ t.test('malformed inputResponses are invalid params', async (t) => {
     [{ name: { action: 'maybe' } }, /inputResponses\["name"\] is not an ElicitResult/],
     [{ name: { action: 'accept', content: 'Ada' } }, /is not an ElicitResult/]
   ]
+  // Answers are read only under a state that asked their question.
+  const asked = assertInputRequired(t, await s.call('greet'), { name: elicit(ASK_NAME) })
   for (const [inputResponses, message] of cases) {
-    const params = { name: 'greet', arguments: {}, inputResponses }
+    const params = { name: 'greet', arguments: {}, inputResponses, requestState: asked }
     assertError(t, await mcpClient(t, s.app).modern('tools/call', params, { id: 9, capabilities: ALL_CAPABILITIES }),
       { status: 400, code: -32602, id: 9, message })
   }
@@ -291,7 +293,7 @@ t.test('deeply nested params never cause a 5xx', async (t) => {
   const answers = JSON.stringify({ name: accept({ name: 'A' }) })
   const withState = await mcp.post(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"greet","arguments":{"deep":${deep}},"inputResponses":${answers},"requestState":${JSON.stringify(state)},"_meta":${meta}}}`, headers)
   assertError(t, withState, { status: 400, code: -32602, id: 1, message: /nested too deeply/ })
-  // Without one, the handler asks and the endpoint cannot sign such params: an internal error, not a 5xx.
+  // Without one, the handler asks and the endpoint cannot seal such params: invalid params too (issue 11).
   const without = await mcp.post(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"greet","arguments":{"deep":${deep}},"_meta":${meta}}}`, headers)
-  assertError(t, without, { status: 200, code: -32603, id: 2 })
+  assertError(t, without, { status: 400, code: -32602, id: 2, message: /nested too deeply/ })
 })

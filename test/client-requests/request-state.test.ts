@@ -1,6 +1,7 @@
 /**
- * The requestState codec: what it signs opens again, with any of its keys;
- * anything altered, truncated, signed with another key or not a token at all
+ * The requestState codec: what it seals opens again, with any of its keys and
+ * only for the caller it was sealed for; its content is not readable;
+ * anything altered, truncated, sealed with another key or not a token at all
  * opens to undefined and never throws. Digests ignore key order.
  */
 import { randomBytes } from 'node:crypto'
@@ -15,8 +16,19 @@ const PAYLOAD = { v: 1, m: 'tools/call', a: { step1: { q: 'x', r: { action: 'acc
 t.test('a sealed payload opens to an equal payload', async (t) => {
   const codec = new RequestStateCodec([KEY_A])
   const token = codec.seal(PAYLOAD)
-  t.match(token, /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/, 'base64url payload, a dot, a base64url SHA-256 MAC')
+  t.match(token, /^[A-Za-z0-9_-]+$/, 'one base64url string')
   t.strictSame(codec.open(token), PAYLOAD)
+  t.notMatch(Buffer.from(token, 'base64url').toString('latin1'), /Ada|accept|tools\/call/, 'nothing of the payload is readable')
+  t.not(codec.seal(PAYLOAD), token, 'a fresh IV per seal: equal payloads give different tokens')
+})
+
+t.test('a state opens only for the caller it was sealed for', async (t) => {
+  const codec = new RequestStateCodec([KEY_A])
+  const token = codec.seal(PAYLOAD, 'sha256:alice')
+  t.strictSame(codec.open(token, 'sha256:alice'), PAYLOAD)
+  t.equal(codec.open(token, 'sha256:mallory'), undefined, 'another caller')
+  t.equal(codec.open(token, 'anonymous'), undefined, 'no credential')
+  t.equal(codec.open(token), undefined, 'no binding at all')
 })
 
 t.test('any single altered character fails verification', async (t) => {
@@ -31,8 +43,8 @@ t.test('any single altered character fails verification', async (t) => {
   }
   t.equal(opened, 0, 'no variant opens')
   t.equal(codec.open(token + '-TAMPERED'), undefined, 'a suffix (what the conformance suite appends) fails')
-  t.equal(codec.open(token.slice(0, -1)), undefined, 'a truncated MAC fails')
-  t.equal(codec.open(token.split('.')[0] as string), undefined, 'the payload alone fails')
+  t.equal(codec.open(token.slice(0, -1)), undefined, 'a truncated tag fails')
+  t.equal(codec.open(token.slice(0, 40)), undefined, 'a prefix fails')
 })
 
 t.test('a payload re-signed with another key fails; rotation keeps old tokens valid', async (t) => {
@@ -42,11 +54,11 @@ t.test('a payload re-signed with another key fails; rotation keeps old tokens va
   const token = old.seal(PAYLOAD)
   t.equal(other.open(token), undefined, 'another endpoint\'s key does not verify it')
   t.strictSame(rotated.open(token), PAYLOAD, 'a later key list that still holds the old key verifies it')
-  t.equal(old.open(rotated.seal(PAYLOAD)), undefined, 'the first key of the list signs')
-  // Swapping in another token's payload keeps the MAC of the first: must fail.
-  const [, mac] = token.split('.')
-  const [forged] = old.seal({ ...PAYLOAD, m: 'prompts/get' }).split('.')
-  t.equal(old.open(`${forged}.${mac}`), undefined, 'a MAC moved onto another payload fails')
+  t.equal(old.open(rotated.seal(PAYLOAD)), undefined, 'the first key of the list seals')
+  // Another token's tag moved onto this one's ciphertext: must fail.
+  const other2 = old.seal({ ...PAYLOAD, m: 'prompts/get' })
+  const spliced = Buffer.concat([Buffer.from(token, 'base64url').subarray(0, -16), Buffer.from(other2, 'base64url').subarray(-16)]).toString('base64url')
+  t.equal(old.open(spliced), undefined, 'a tag moved onto another ciphertext fails')
 })
 
 t.test('arbitrary strings open to undefined without throwing', async (t) => {
@@ -57,12 +69,12 @@ t.test('arbitrary strings open to undefined without throwing', async (t) => {
   t.throws(() => new RequestStateCodec([]), TypeError, 'a codec needs a key')
 })
 
-t.test('a non-object payload under a valid MAC is refused', async (t) => {
+t.test('a non-object payload under a valid tag is refused', async (t) => {
   // Only reachable with the key; the codec still insists on an object.
   const codec = new RequestStateCodec([KEY_A])
-  const token = codec.seal(PAYLOAD)
-  t.type(codec.open(token), 'object')
-  t.equal(codec.open('.' + token.split('.')[1]), undefined, 'an empty payload fails')
+  t.type(codec.open(codec.seal(PAYLOAD)), 'object')
+  t.equal(codec.open(codec.seal([1, 2] as never)), undefined, 'an array fails')
+  t.equal(codec.open(''), undefined, 'an empty token fails')
 })
 
 t.test('canonical JSON and digests ignore key order', async (t) => {

@@ -126,6 +126,26 @@ for (const era of ['modern', 'legacy'] as const) {
   })
 }
 
+t.test('defaults: root properties filled in with fresh copies; nested ones through TypeBox', async (t) => {
+  const seen: unknown[] = []
+  const tools = defineTools({
+    flat: {
+      input: Type.Object({ tags: Type.Optional(Type.Array(Type.String(), { default: ['x'] })), n: Type.Optional(Type.Integer({ default: 1 })) }),
+      handler: (args) => { seen.push(args); args.tags?.push('mutated'); return { content: [] } }
+    },
+    nested: {
+      input: Type.Object({ opts: Type.Optional(Type.Object({ depth: Type.Integer({ default: 3 }) }, { default: {} })) }),
+      handler: (args) => { seen.push(args); return { content: [] } }
+    }
+  })
+  const ctx = {} as never
+  tools.callTool({ name: 'flat', arguments: {} }, ctx)
+  tools.callTool({ name: 'flat', arguments: { n: 5 } }, ctx)
+  tools.callTool({ name: 'nested', arguments: {} }, ctx)
+  t.strictSame(seen, [{ tags: ['x', 'mutated'], n: 1 }, { tags: ['x', 'mutated'], n: 5 }, { opts: { depth: 3 } }],
+    'each call gets its own copy of an object default')
+})
+
 t.test('scopes: callTool carries the scopes each call needs', async (t) => {
   const tools = calculator()
   const requirement = (tools.callTool as unknown as Record<symbol, (params: object) => unknown>)[REQUIRED_SCOPES]

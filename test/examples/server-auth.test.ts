@@ -29,7 +29,7 @@ const as = await startAuthServer({ clients: { app: { secret: 'app-secret', scope
 t.teardown(() => as.close())
 
 const port = await freePort()
-const env = cleanEnv({ HOST: '127.0.0.1', PORT: String(port), MCP_AUTH_ISSUER: as.issuer, LOG_LEVEL: 'info' })
+const env = cleanEnv({ HOST: '127.0.0.1', PORT: String(port), MCP_AUTH_ISSUER: as.issuer, LOG_LEVEL: 'info', VALIDATE_RESULTS: '1' })
 delete env.MCP_RESOURCE_URL
 const example = await startServerProcess({
   name: 'notes example with MCP_AUTH_ISSUER',

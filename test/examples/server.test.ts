@@ -1,7 +1,8 @@
 /**
  * The README's example, run the way `npm start` runs it (its own process,
  * HOST/PORT/MCP_ERA from the environment), driven by the official SDK client:
- * every capability it advertises is exercised, and a note added by one client
+ * every capability it advertises is exercised (with validateResults on, so
+ * every result is checked against its wire schema), and a note added by one client
  * reaches another client's listen stream.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -10,7 +11,7 @@ import { startExample } from '../helpers/server-process.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 async function startNotesExample (era: string): Promise<{ url: URL, close: () => Promise<void> }> {
-  const started = await startExample(REPO_ROOT, 'server.ts', { MCP_ERA: era, LOG_LEVEL: 'info' }, (output) => {
+  const started = await startExample(REPO_ROOT, 'server.ts', { MCP_ERA: era, LOG_LEVEL: 'info', VALIDATE_RESULTS: '1' }, (output) => {
     const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)
     return match === null ? undefined : new URL('/mcp', match[1])
   })
@@ -43,6 +44,8 @@ for (const era of ['dual', 'legacy', 'modern']) {
     t.match(found.content, [{ type: 'resource_link', uri: 'notes://note/2' }])
     const bad = await client.callTool({ name: 'add_note', arguments: { title: '' } })
     t.equal(bad.isError, true, 'bad arguments are a tool error, not a protocol error')
+    t.match(bad.content, [{ type: 'text', text: 'Invalid arguments for tool "add_note": body: required property missing (expected string); title: expected string length greater or equal to 1' }],
+      'the error names each failing argument')
 
     const { resources } = await client.listResources()
     t.ok(resources.length >= 2)

@@ -4,6 +4,7 @@
 import type { FastifyInstance } from 'fastify'
 import t from 'tap'
 import { ErrorCode } from '../../lib/index.js'
+import { redisScale } from '../../lib/redis/index.js'
 import { redisTaskStore } from '../../lib/redis/task-store.js'
 import { buildApp } from '../helpers/mcp-fixtures.js'
 import { startRedisServer } from '../helpers/redis-server.js'
@@ -125,4 +126,37 @@ t.test('Redis lost while serving: task requests answer -32603 at once; Redis bac
   }
   t.equal(created?.resultType, 'task', 'Redis back: tasks are created again')
   t.equal((await until(client, created.taskId, (task) => TERMINAL.includes(task.status))).status, 'completed')
+})
+
+t.test('with the shared event bus too (redisScale), answers and cancellations reach the work at once, not at the next resync', async (t) => {
+  const prefix = `bus${++n}:`
+  const probeA = newProbe()
+  const make = (probe: Probe): Promise<FastifyInstance> => buildApp(t, {
+    server: tasksModule(probe),
+    tasks: true,
+    requestStateSecret: 'tasks-instances-request-state-secret-0123456789',
+    scale: redisScale({ url: server.url, prefix })
+  })
+  const a = await make(probeA)
+  const b = await make(newProbe())
+  const viaA = tasksClient(t, a)
+  const viaB = tasksClient(t, b)
+
+  const taskId = (await viaA.call('ask', {}, ASKING)).json.result.taskId
+  await until(viaB, taskId, (task) => task.status === 'input_required')
+  let started = Date.now()
+  await viaB.update(taskId, { confirm: { action: 'decline' } })
+  const done = await until(viaB, taskId, (task) => TERMINAL.includes(task.status))
+  const answerMs = Date.now() - started
+  t.equal(done.status, 'completed')
+  t.ok(answerMs < 1500, `the answer reached the work on A through the bus (${answerMs} ms; the resync runs every 2000 ms)`)
+
+  const slow = (await viaA.call('slow')).json.result.taskId
+  started = Date.now()
+  await viaB.cancel(slow)
+  while (probeA.signals[0]?.aborted !== true && Date.now() - started < 8000) await new Promise((resolve) => setTimeout(resolve, 10))
+  const cancelMs = Date.now() - started
+  t.equal(probeA.signals[0]?.aborted, true)
+  t.ok(cancelMs < 1500, `the cancellation reached the work on A through the bus (${cancelMs} ms)`)
+  probeA.release()
 })

@@ -1,0 +1,328 @@
+/**
+ * The package as a user gets it: `npm pack` (from a clean copy of the
+ * repository, so the real `prepack` runs without touching this checkout's
+ * dist/), then a new project installs the tarball with its peers from the
+ * registry and uses it: ESM import of every entry in `exports`, register and
+ * answer `initialize`; CommonJS `require()`; and `tsc --strict` with
+ * `declaration: true` and `skipLibCheck: false` under `module: nodenext` and
+ * `moduleResolution: bundler`, on a consumer that exports what the package's
+ * functions return (so every type a public signature reaches must be nameable).
+ *
+ * Every entry of package.json `exports` is covered without editing this file;
+ * peer dependencies (optional ones too, e.g. ioredis for `./redis`) are
+ * installed at the versions this checkout uses, so the npm cache serves them.
+ */
+import t from 'tap'
+import { execFile } from 'node:child_process'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join, posix, relative } from 'node:path'
+import { REPO_ROOT } from '../helpers/paths.js'
+import { optionalPeersOnlyTypesNeed, unexportedReachableTypes } from '../helpers/reachable-types.js'
+
+const NAME = 'fastify-mcp-capabilities'
+const STEP_TIMEOUT_MS = 180_000
+
+interface Run { code: number | null, stdout: string, stderr: string }
+
+/** npm's own lifecycle variables would point a nested npm at this checkout. */
+function childEnv (): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env }
+  for (const key of Object.keys(env)) {
+    if (/^npm_(package_|lifecycle_|command$)/.test(key) || key === 'npm_config_local_prefix' || key === 'INIT_CWD') delete env[key]
+  }
+  return env
+}
+
+function run (command: string, args: string[], cwd: string): Promise<Run> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd, env: childEnv(), timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null
+      resolve({ code, stdout, stderr })
+    })
+  })
+}
+
+function show (r: Run): string {
+  return `exit ${String(r.code)}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`
+}
+
+/** The version of a package installed in this checkout (so the npm cache has it). */
+function installedVersion (name: string): string {
+  return JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')).version
+}
+
+const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
+/** Import specifiers of every code entry: '.', './client', ... (not './package.json'). */
+const entries: string[] = Object.keys(pkg.exports)
+  .filter((key) => !key.endsWith('.json'))
+  .map((key) => key === '.' ? NAME : `${NAME}/${key.slice(2)}`)
+
+const work = mkdtempSync(join(tmpdir(), 'fmc-pack-'))
+t.teardown(() => rmSync(work, { recursive: true, force: true }))
+
+const copy = join(work, 'repo')
+const app = join(work, 'app')
+let tarball = ''
+let packed: string[] = []
+
+t.test('npm pack builds the package from a clean copy (prepack)', async (t) => {
+  const skip = new Set(['node_modules', 'dist', '.git', '.tap', '.peers', 'test', 'bench', 'examples', 'coverage'])
+  cpSync(REPO_ROOT, copy, { recursive: true, filter: (src) => !skip.has(relative(REPO_ROOT, src).split(/[\\/]/)[0] ?? '') || src === REPO_ROOT })
+  symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir')
+  // a leftover from an older build: prepack must not ship it
+  mkdirSync(join(copy, 'dist', 'lib'), { recursive: true })
+  writeFileSync(join(copy, 'dist', 'lib', 'stale-leftover.js'), 'export {}\n')
+
+  const started = Date.now()
+  const r = await run('npm', ['pack', '--json', '--pack-destination', work], copy)
+  t.equal(r.code, 0, 'npm pack succeeds', { output: show(r) })
+  if (r.code !== 0) return
+  const report = JSON.parse(r.stdout.slice(r.stdout.indexOf('[')))[0]
+  tarball = join(work, report.filename)
+  packed = report.files.map((f: { path: string }) => f.path)
+  t.comment(`npm pack: ${packed.length} files, ${report.size} bytes packed, ${report.unpackedSize} unpacked, ${Date.now() - started} ms`)
+
+  t.ok(existsSync(tarball), 'tarball written')
+  t.notOk(packed.includes('dist/lib/stale-leftover.js'), 'prepack cleans dist/ before building')
+  const allowed = /^(package\.json|README\.md|LICENSE|dist\/lib\/.+|lib\/.+\.ts)$/
+  t.strictSame(packed.filter((f) => !allowed.test(f)), [], 'nothing beyond package.json, README, LICENSE, dist/lib and lib sources')
+  for (const [key, target] of Object.entries(pkg.exports as Record<string, string | Record<string, string>>)) {
+    const targets = typeof target === 'string' ? [target] : Object.values(target)
+    for (const file of targets) t.ok(packed.includes(posix.normalize(file)), `exports["${key}"] → ${file} is in the tarball`)
+  }
+})
+
+t.test('a new project installs the tarball with its peers', async (t) => {
+  if (tarball === '') return t.fail('no tarball')
+  mkdirSync(app)
+  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }))
+  const peers = Object.keys(pkg.peerDependencies ?? {}).map((name) => `${name}@${installedVersion(name)}`)
+  const started = Date.now()
+  const r = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error',
+    tarball, ...peers, `@types/node@${installedVersion('@types/node')}`], app)
+  t.equal(r.code, 0, `npm install ${peers.join(' ')} succeeds`, { output: show(r) })
+  t.comment(`npm install: ${Date.now() - started} ms`)
+})
+
+const installed = join(app, 'node_modules', NAME)
+
+t.test('every source map and declaration map points at a shipped file', async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  let maps = 0
+  const missing: string[] = []
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const path = join(dir, entry.name)
+      if (entry.isDirectory()) { walk(path); continue }
+      if (entry.name.endsWith('.map')) {
+        maps++
+        const map = JSON.parse(readFileSync(path, 'utf8'))
+        for (const source of map.sources as string[]) {
+          const target = join(dirname(path), map.sourceRoot ?? '', source)
+          if (!existsSync(target)) missing.push(`${relative(installed, path)} → ${source}`)
+        }
+      } else if (/\.(js|d\.ts)$/.test(entry.name)) {
+        const url = /\/\/# sourceMappingURL=(\S+)\s*$/.exec(readFileSync(path, 'utf8'))?.[1]
+        if (url !== undefined && !existsSync(join(dirname(path), url))) missing.push(`${relative(installed, path)} → ${url}`)
+      }
+    }
+  }
+  walk(installed)
+  t.ok(maps > 0, `${maps} maps checked`)
+  t.strictSame(missing, [], 'no map points at a missing file')
+})
+
+t.test('every type a public declaration reaches is exported by an entry', async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  const typeFiles = Object.values(pkg.exports as Record<string, unknown>)
+    .map((target) => typeof target === 'object' && target !== null ? (target as Record<string, string>).types : undefined)
+    .filter((file): file is string => file !== undefined)
+  t.strictSame(unexportedReachableTypes(installed, typeFiles), [], 'a consumer can name every type it is handed')
+})
+
+t.test('no entry\'s declarations need an optional peer its code does not load', async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  const optional = Object.entries((pkg.peerDependenciesMeta ?? {}) as Record<string, { optional?: boolean }>)
+    .filter(([, meta]) => meta.optional === true).map(([name]) => name)
+  for (const [key, target] of Object.entries(pkg.exports as Record<string, unknown>)) {
+    if (typeof target !== 'object' || target === null) continue
+    const { types, default: code } = target as Record<string, string>
+    if (types === undefined || code === undefined) continue
+    t.strictSame(optionalPeersOnlyTypesNeed(installed, { types, code }, optional), [],
+      `exports["${key}"]: a consumer without ${optional.join(', ')} type-checks (skipLibCheck: false)`)
+  }
+})
+
+const INITIALIZE = {
+  method: 'POST',
+  url: '/mcp',
+  headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+  payload: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'pack-test', version: '1.0.0' } } }
+}
+
+t.test('ESM: every entry imports; the plugin registers and answers initialize', async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  writeFileSync(join(app, 'esm.mjs'), `
+import Fastify from 'fastify'
+const names = {}
+for (const entry of ${JSON.stringify(entries)}) names[entry] = Object.keys(await import(entry)).sort()
+const { default: mcpCapabilities } = await import('${NAME}')
+const app = Fastify()
+await app.register(mcpCapabilities, {
+  server: { listTools () { return { tools: [] } }, callTool () { return { content: [] } } },
+  serverInfo: { name: 'packed', version: '1.0.0' }
+})
+const reply = await app.inject(${JSON.stringify(INITIALIZE)})
+console.log(JSON.stringify({ names, status: reply.statusCode, body: reply.json(), capabilities: app.mcp.capabilities }))
+await app.close()
+`)
+  const r = await run(process.execPath, ['esm.mjs'], app)
+  t.equal(r.code, 0, 'runs', { output: show(r) })
+  if (r.code !== 0) return
+  const out = JSON.parse(r.stdout)
+  for (const entry of entries) t.ok(out.names[entry].length > 0, `${entry} has exports: ${out.names[entry].join(', ')}`)
+  t.ok(out.names[NAME].includes('default') && out.names[NAME].includes('buildCapabilities'), 'the main entry exports the plugin and buildCapabilities')
+  t.ok(out.names[`${NAME}/client`]?.includes('discover'), 'the client entry exports discover')
+  t.equal(out.status, 200)
+  t.equal(out.body.result.protocolVersion, '2025-11-25')
+  t.equal(out.body.result.serverInfo.name, 'packed')
+  t.strictSame(out.body.result.capabilities, out.capabilities.legacy, 'initialize advertises app.mcp.capabilities.legacy')
+  t.ok(out.body.result.capabilities.tools, 'tools advertised')
+})
+
+/**
+ * Node versions that load ES modules with `require()` without a flag (the
+ * README says the same): 20.19.0+, 22.12.0+, 23.0.0 and later.
+ */
+function requireEsmByDefault (version: string): boolean {
+  const [major = 0, minor = 0] = version.slice(1).split('.').map(Number)
+  return major >= 23 || (major === 22 && minor >= 12) || (major === 20 && minor >= 19)
+}
+
+t.test(`CommonJS: require() on Node ${process.version}`, async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  writeFileSync(join(app, 'cjs.cjs'), `
+const out = { requireModule: process.features.require_module === true }
+try {
+  const pkg = require('${NAME}')
+  const names = {}
+  for (const entry of ${JSON.stringify(entries)}) names[entry] = Object.keys(require(entry)).sort()
+  const app = require('fastify')()
+  app.register(pkg.default, {
+    server: { listTools () { return { tools: [] } }, callTool () { return { content: [] } } },
+    serverInfo: { name: 'required', version: '1.0.0' }
+  })
+  app.inject(${JSON.stringify(INITIALIZE)}).then((reply) => {
+    Object.assign(out, { names, sameFunction: pkg.default === pkg.mcpCapabilities, status: reply.statusCode, body: reply.json() })
+    console.log(JSON.stringify(out))
+    return app.close()
+  })
+} catch (error) {
+  out.error = error.code
+  console.log(JSON.stringify(out))
+}
+`)
+  const r = await run(process.execPath, ['cjs.cjs'], app)
+  t.equal(r.code, 0, 'runs', { output: show(r) })
+  if (r.code !== 0) return
+  const out = JSON.parse(r.stdout)
+  const flagged = /require-module/.test(process.env.NODE_OPTIONS ?? '')
+  if (!flagged) t.equal(out.requireModule, requireEsmByDefault(process.version), `process.features.require_module matches the documented versions (${process.version})`)
+  if (out.requireModule === true) {
+    t.equal(out.error, undefined, 'require() loads the package')
+    for (const entry of entries) t.ok(out.names[entry].length > 0, `require('${entry}') has exports`)
+    t.ok(out.sameFunction, 'require(...).default is the plugin (mcpCapabilities)')
+    t.equal(out.status, 200)
+    t.equal(out.body.result.serverInfo.name, 'required')
+    t.notMatch(r.stderr, /ExperimentalWarning/, 'no experimental warning')
+  } else {
+    t.equal(out.error, 'ERR_REQUIRE_ESM', 'without require(esm), require() fails with ERR_REQUIRE_ESM (use import())')
+  }
+})
+
+/** A consumer that re-exports what the package hands out, so declaration emit must name every type. */
+function consumerSource (): string {
+  return `import Fastify, { type FastifyInstance } from 'fastify'
+import mcpCapabilities, { buildCapabilities } from '${NAME}'
+
+const server = {
+  listTools () { return { tools: [] } },
+  callTool () { return { content: [] } },
+  listPrompts () { return { prompts: [] } },
+  getPrompt () { return { messages: [] } }
+}
+
+export const modern = buildCapabilities(server, { era: 'modern' })
+export const legacy = buildCapabilities(server)
+export const declared = buildCapabilities({ ...server, capabilities: { tools: { listChanged: false } } }, { era: 'modern' })
+
+export async function start (): Promise<FastifyInstance> {
+  const app = Fastify()
+  await app.register(mcpCapabilities, { server, serverInfo: { name: 'consumer', version: '1.0.0' } })
+  return app
+}
+
+export const mcpOf = (app: FastifyInstance) => app.mcp
+export const capabilitiesOf = (app: FastifyInstance) => app.mcp.capabilities
+export const modernToolsOf = (app: FastifyInstance) => app.mcp.capabilities.modern.tools
+export const notify = (app: FastifyInstance): number => app.mcp.notifyToolsChanged()
+`
+}
+
+/** For every entry: each exported function wrapped, so its inferred return type is emitted in our declarations. */
+async function entriesSource (): Promise<string> {
+  const r = await run(process.execPath, ['--input-type=module', '-e', `
+const out = {}
+for (const entry of ${JSON.stringify(entries)}) {
+  const mod = await import(entry)
+  out[entry] = Object.keys(mod).filter((k) => k !== 'default' && typeof mod[k] === 'function' && !/^class\\b/.test(Function.prototype.toString.call(mod[k])))
+}
+console.log(JSON.stringify(out))`], app)
+  if (r.code !== 0) throw new Error(show(r))
+  const functions: Record<string, string[]> = JSON.parse(r.stdout)
+  const lines: string[] = []
+  entries.forEach((entry, i) => {
+    lines.push(`import * as e${i} from '${entry}'`)
+    lines.push(`export const all${i} = { ...e${i} }`)
+    for (const name of functions[entry] ?? []) {
+      lines.push(`export const f${i}_${name} = (...args: Parameters<typeof e${i}.${name}>) => e${i}.${name}(...args)`)
+    }
+  })
+  return lines.join('\n') + '\n'
+}
+
+const COMPILERS: Record<string, Record<string, unknown>> = {
+  'module: nodenext': { module: 'nodenext', moduleResolution: 'nodenext' },
+  'moduleResolution: bundler': { module: 'esnext', moduleResolution: 'bundler' }
+}
+
+t.test('tsc --strict, declaration: true, skipLibCheck: false', async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  mkdirSync(join(app, 'src'))
+  writeFileSync(join(app, 'src', 'consumer.ts'), consumerSource())
+  writeFileSync(join(app, 'src', 'entries.ts'), await entriesSource())
+  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
+  const started = Date.now()
+  // both settings at once: the machine has at least two cores
+  await Promise.all(Object.entries(COMPILERS).map(async ([label, settings], i) => {
+    const config = `tsconfig.${i}.json`
+    writeFileSync(join(app, config), JSON.stringify({
+      compilerOptions: {
+        ...settings,
+        target: 'es2022',
+        strict: true,
+        declaration: true,
+        skipLibCheck: false,
+        types: ['node'],
+        outDir: `out-${i}`
+      },
+      include: ['src']
+    }))
+    const r = await run(process.execPath, [tsc, '-p', config], app)
+    t.equal(r.code, 0, `${label}: no error`, { output: show(r) })
+    const emitted = join(app, `out-${i}`, 'consumer.d.ts')
+    t.ok(existsSync(emitted) && statSync(emitted).size > 0, `${label}: declarations emitted`)
+  }))
+  t.comment(`tsc (both settings): ${Date.now() - started} ms`)
+})
