@@ -197,10 +197,10 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   const closeAll = async (): Promise<void> => {
-    // Pending handlers first: their requests are answered now, so their connections can close.
-    state.inFlight.close()
     subscriptions.close()
+    // Questions waiting for a legacy client fail, then every pending handler is stopped (answered at once).
     pending.close()
+    await state.inFlight.close()
     await tasks?.close()
     await closeParts()
   }

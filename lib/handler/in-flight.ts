@@ -13,6 +13,9 @@ export const SHUTTING_DOWN = 'Internal error: the server is shutting down'
 export const TIMED_OUT = 'Internal error: the handler timed out'
 
 interface Entry {
+  /** Aborts the handler's signal only: it may still answer itself. */
+  signal: (message: string) => void
+  /** Answers -32603 now (aborting the signal); a later outcome is dropped. */
   stop: (message: string) => void
 }
 
@@ -40,6 +43,7 @@ export class InFlight {
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined
       const entry: Entry = {
+        signal: (message) => abort(new Error(message)),
         stop: (message) => {
           if (!this.#entries.delete(entry)) return
           clearTimeout(timer)
@@ -65,9 +69,16 @@ export class InFlight {
     })
   }
 
-  /** Stops every pending handler (their requests are answered at once) and any started later. */
-  close (): void {
+  /**
+   * Stops every pending handler and any started later: their signals abort
+   * at once; a handler that answers within the same turn of the event loop
+   * (it honours its signal, or a question it waited on was rejected) keeps
+   * its own answer; the rest are answered -32603. Resolves once all are.
+   */
+  async close (): Promise<void> {
     this.#closed = true
+    for (const entry of [...this.#entries]) entry.signal(SHUTTING_DOWN)
+    await new Promise((resolve) => setImmediate(resolve))
     for (const entry of [...this.#entries]) entry.stop(SHUTTING_DOWN)
   }
 }

@@ -61,8 +61,13 @@ for (const name of ['hang', 'wait']) {
       t.equal(answer.status, 200)
       const json = JSON.parse(answer.body)
       t.equal(json.id, 42)
-      t.equal(json.error.code, -32603)
-      t.match(json.error.message, /shutting down/)
+      if (name === 'wait') {
+        // It honoured its signal in time: its own answer goes out.
+        t.strictSame(json.result?.content, [{ type: 'text', text: 'late' }])
+      } else {
+        t.equal(json.error.code, -32603)
+        t.match(json.error.message, /shutting down/)
+      }
     })
   }
 }
