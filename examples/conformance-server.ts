@@ -19,7 +19,7 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { scaleFromEnv } from './scale-from-env.js'
-import mcpCapabilities, { ErrorCode, McpError, runAsTask, type ElicitResult, type HandlerContext, type AnyServerModule, type McpCapabilitiesOptions } from '../lib/index.js'
+import mcpCapabilities, { ErrorCode, McpError, resourceNotFound, runAsTask, type ElicitResult, type HandlerContext, type AnyServerModule, type McpCapabilitiesOptions } from '../lib/index.js'
 
 export const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const
 export type ConformanceEra = typeof CONFORMANCE_ERAS[number]
@@ -477,7 +477,8 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): AnyServer
   function knownResource (params: { uri?: unknown }): string {
     const uri = params.uri
     if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a string')
-    if (read(uri) === undefined) throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
+    // the era's answer: -32002 in legacy revisions, -32602 with data.uri in 2026-07-28 (SEP-2164)
+    if (read(uri) === undefined) throw resourceNotFound(uri)
     return uri
   }
 
