@@ -18,7 +18,8 @@
 import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
-import mcpCapabilities, { ErrorCode, McpError, runAsTask, type ElicitResult, type HandlerContext, type AnyServerModule } from '../lib/index.js'
+import { scaleFromEnv } from './scale-from-env.js'
+import mcpCapabilities, { ErrorCode, McpError, resourceNotFound, runAsTask, type ElicitResult, type HandlerContext, type AnyServerModule, type McpCapabilitiesOptions } from '../lib/index.js'
 
 export const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const
 export type ConformanceEra = typeof CONFORMANCE_ERAS[number]
@@ -476,7 +477,8 @@ export function buildConformanceServer (hooks: ConformanceHooks = {}): AnyServer
   function knownResource (params: { uri?: unknown }): string {
     const uri = params.uri
     if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: uri must be a string')
-    if (read(uri) === undefined) throw new McpError(ErrorCode.InvalidParams, 'Resource not found', { uri })
+    // the era's answer: -32002 in legacy revisions, -32602 with data.uri in 2026-07-28 (SEP-2164)
+    if (read(uri) === undefined) throw resourceNotFound(uri)
     return uri
   }
 
@@ -620,6 +622,8 @@ export interface ConformanceAppOptions {
   /** Serve the tasks extension; default true. */
   tasks?: boolean
   logger?: FastifyServerOptions['logger']
+  /** Shared parts and the requestState key, for running as one of several instances (see scale-from-env.ts). */
+  scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'>
 }
 
 /** A Fastify app serving the conformance module at /mcp. */
@@ -635,7 +639,8 @@ export async function buildConformanceApp (options: ConformanceAppOptions = {}):
     era: options.era ?? 'dual',
     path: '/mcp',
     instructions: 'Fixtures for the MCP conformance suite.',
-    tasks: options.tasks ?? true
+    tasks: options.tasks ?? true,
+    ...options.scale
   })
   return app
 }
@@ -679,7 +684,8 @@ if (isMain()) {
   const host = process.env.HOST || '127.0.0.1'
   const port = Number(process.env.PORT || 3000)
   const era = parseEra(process.env.MCP_ERA)
-  const app = await buildConformanceApp({ era, logger: { level: process.env.LOG_LEVEL || 'info' } })
+  // REDIS_URL and MCP_REQUEST_STATE_SECRET: one of several instances sharing a Redis; in memory without them.
+  const app = await buildConformanceApp({ era, logger: { level: process.env.LOG_LEVEL || 'info' }, scale: await scaleFromEnv() })
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => { app.close().then(() => process.exit(0), () => process.exit(1)) })
   }

@@ -18,9 +18,11 @@
 import { Type } from '@sinclair/typebox'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
+import { scaleFromEnv } from './scale-from-env.js'
 import mcpCapabilities, {
   type AuthorizationOptions,
   type DeploymentEra,
+  type McpCapabilitiesOptions,
   definePrompts,
   defineResources,
   defineTools,
@@ -171,7 +173,7 @@ export function authorizationFromEnv (env: NodeJS.ProcessEnv, host: string, port
   }
 }
 
-export async function buildExampleServer ({ era = 'dual', validateResults = false, authorization }: ExampleOptions = {}): Promise<FastifyInstance> {
+export async function buildExampleServer ({ era = 'dual', validateResults = false, authorization, scale }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'> } = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
   const store = new NoteStore()
   await app.register(mcpCapabilities, {
@@ -181,7 +183,8 @@ export async function buildExampleServer ({ era = 'dual', validateResults = fals
     validateResults,
     instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
     discover: { ttlMs: 60_000, cacheScope: 'public' },
-    ...(authorization === undefined ? {} : { authorization })
+    ...(authorization === undefined ? {} : { authorization }),
+    ...scale
   })
   // Modern clients listening with subscriptions/listen learn about new notes.
   store.onAdded = () => app.mcp.notifyResourcesChanged()
@@ -195,7 +198,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const app = await buildExampleServer({
     era,
     validateResults: process.env.VALIDATE_RESULTS === '1',
-    authorization: authorizationFromEnv(process.env, host, port)
+    authorization: authorizationFromEnv(process.env, host, port),
+    // REDIS_URL and MCP_REQUEST_STATE_SECRET: notifications and tasks shared with other instances (see scale-from-env.ts).
+    scale: await scaleFromEnv()
   })
   await app.listen({ host, port })
 }

@@ -251,6 +251,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       answer = denied
     } else if (isModernRequest(message)) {
       answer = handleModern(message, request, reply)
+      if (auth !== undefined && message.method === 'subscriptions/listen') auth.endAtExpiry(request, reply)
     } else if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
       // The header says modern but the body has no _meta version: a modern request missing its metadata.
       answer = sendError(reply, 400, message.id, ErrorCode.InvalidParams, `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}"`)

@@ -24,6 +24,9 @@ import { METHOD_ROUTES } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
 import type { Outcome } from '../handler/invoke.js'
 
+/** The longest delay `setTimeout` accepts. */
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 export interface EndpointAuthorization {
   readonly resourceServer: ResourceServer
   /** `onRequest` hook of the endpoint's routes (callback style: a known token costs no promise). */
@@ -32,6 +35,8 @@ export interface EndpointAuthorization {
   checkScopes (request: FastifyRequest, reply: FastifyReply, id: RequestId, method: string, params: JsonObject): FastifyReply | undefined
   /** With `filterLists`: narrows a list outcome to what the caller may use; undefined when lists are not filtered. */
   readonly filterListOutcome: ((method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome) | undefined
+  /** Ends a long-lived response (a `subscriptions/listen` stream) when the token that opened it expires. */
+  endAtExpiry (request: FastifyRequest, reply: FastifyReply): void
   /** Serves the metadata document on `fastify` (at the origin's well-known paths). */
   serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory'] | undefined): void
 }
@@ -105,6 +110,18 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
           : outcome
     : undefined
 
+  function endAtExpiry (request: FastifyRequest, reply: FastifyReply): void {
+    const expiresAtMs = verifiedCallerOf(request)?.expiresAtMs
+    const raw = reply.raw
+    if (expiresAtMs === undefined || raw.writableEnded) return
+    const delay = Math.max(0, expiresAtMs - Date.now())
+    if (delay > MAX_TIMER_MS) return
+    // The client reconnects with a fresh token; an expired one must not keep receiving notifications.
+    const timer = setTimeout(() => raw.end(), delay)
+    timer.unref()
+    raw.once('close', () => clearTimeout(timer))
+  }
+
   function serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory'] | undefined): void {
     if (!settings.serveMetadata) return
     if (fastify.prefix !== '') {
@@ -124,5 +141,5 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
     }
   }
 
-  return { resourceServer, authenticate, checkScopes, filterListOutcome, serveMetadata }
+  return { resourceServer, authenticate, checkScopes, filterListOutcome, endAtExpiry, serveMetadata }
 }

@@ -229,3 +229,20 @@ t.test('fastify.mcp.authorization, and registration errors', async (t) => {
   bad.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, authorization: { resource: 'nope', authorizationServers: [] } } as never)
   await t.rejects(async () => { await bad.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /authorization\.resource/ })
 })
+
+t.test('a subscriptions/listen stream ends when the token that opened it expires', async (t) => {
+  const expiresAt = Date.now() / 1000 + 1
+  const app = await build(t, { verifyAccessToken: () => ({ subject: 'short-lived', expiresAt }) })
+  const started = Date.now()
+  const params = { notifications: { toolsListChanged: true }, _meta: { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} } }
+  const response = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { ...bearer('opaque'), 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': 'subscriptions/listen' },
+    payload: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'subscriptions/listen', params })
+  })
+  t.equal(response.statusCode, 200)
+  t.match(response.body, /notifications\/subscriptions\/acknowledged/, 'the stream was open')
+  t.ok(Date.now() - started >= 500, 'it stayed open until the expiry')
+  t.equal(app.mcp.listenStreams, 0, 'and is gone after it')
+})

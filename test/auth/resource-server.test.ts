@@ -238,3 +238,27 @@ t.test('a burst of requests with a new token shares one verification', async (t)
   t.equal(calls, 1)
   t.ok(all.every((v) => !isRejection(v)))
 })
+
+t.test('jwt settings: a JWKS URL without discovery, a required typ, several issuers', async (t) => {
+  const direct = jwtServer(as, { jwt: { jwksUri: `${as.issuer}/jwks` } })
+  const before = { ...as.fetches }
+  t.notOk(isRejection(await verdict(direct, `Bearer ${await as.mint(RESOURCE, { sub: 'a' })}`)), 'verified')
+  t.equal(as.fetches.metadata, before.metadata, 'no metadata fetched with jwksUri')
+
+  const typed = jwtServer(as, { jwt: { typ: 'at+jwt' } })
+  t.notOk(isRejection(await verdict(typed, `Bearer ${await as.mint(RESOURCE, { sub: 'a' })}`)), 'typ at+jwt accepted')
+  const plainJwt = await verdict(typed, `Bearer ${await as.mint(RESOURCE, { sub: 'a', typ: 'JWT' })}`)
+  t.ok(isRejection(plainJwt) && plainJwt.status === 401, 'another typ refused')
+
+  const other = await startAuthServer()
+  t.teardown(() => other.close())
+  const both = jwtServer(as, { authorizationServers: [as.issuer, other.issuer] })
+  const a = await verdict(both, `Bearer ${await as.mint(RESOURCE, { sub: 'x' })}`)
+  const b = await verdict(both, `Bearer ${await other.mint(RESOURCE, { sub: 'x' })}`)
+  t.notOk(isRejection(a) || isRejection(b), 'tokens of either issuer')
+  if (!isRejection(a) && !isRejection(b)) t.not(a.principal, b.principal, 'the same subject at two issuers is two principals')
+  // A token claiming one issuer but signed by the other's key fails its signature check.
+  const forged = await other.mint(RESOURCE, { sub: 'x', iss: as.issuer })
+  const v = await verdict(both, `Bearer ${forged}`)
+  t.ok(isRejection(v) && v.status === 401, 'forged issuer refused')
+})

@@ -150,7 +150,7 @@ t.test('no entry\'s declarations need an optional peer its code does not load', 
     const { types, default: code } = target as Record<string, string>
     if (types === undefined || code === undefined) continue
     t.strictSame(optionalPeersOnlyTypesNeed(installed, { types, code }, optional), [],
-      `exports["${key}"]: a consumer without ${optional.join(', ')} type-checks (skipLibCheck: false)`)
+      `exports["${key}"]: its declarations need no optional peer (${optional.join(', ')}) its code does not load`)
   }
 })
 
