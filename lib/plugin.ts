@@ -113,7 +113,11 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     }
   }
   const handleLegacy = createLegacyHandler(state, pending, logging)
-  const subscriptions = new SubscriptionRegistry({ keepAliveMs: options.keepAliveMs, serverInfo: options.serverInfo })
+  const subscriptions = new SubscriptionRegistry({
+    keepAliveMs: options.keepAliveMs,
+    serverInfo: options.serverInfo,
+    limits: { maxStreams: options.maxListenStreams, maxStreamsPerCaller: options.maxListenStreamsPerCaller, maxBufferedBytes: options.maxStreamBufferBytes }
+  })
   // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
   const stopListening = bus.subscribe((event) => {
     switch (event.type) {
@@ -194,7 +198,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // onClose: an app closed before it ever listened.
   const closeAll = async (): Promise<void> => {
     subscriptions.close()
+    // Questions waiting for a legacy client fail, then every pending handler is stopped (answered at once).
     pending.close()
+    await state.inFlight.close()
     await tasks?.close()
     await closeParts()
   }

@@ -125,11 +125,14 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     const stream = new RequestStream(request, reply, {
       progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
       logLevel: caps.logging !== undefined ? logging.level : undefined,
-      progressMessage: protocolVersion !== '2024-11-05'
+      progressMessage: protocolVersion !== '2024-11-05',
+      maxBufferedBytes: options.maxStreamBufferBytes
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    const invoked = invokeHandler(options.server, route, params, ctx, state.resultCheck)
+    const started = invokeHandler(options.server, route, params, ctx, state.resultCheck)
+    // A handler still running is bounded: timed out, or stopped when the server closes.
+    const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
     // A setLevel answer waits for the level to reach the other instances (a promise within the promise: flattened).
     return whenSettled(filtered, (outcome): FastifyReply | Promise<FastifyReply> => {

@@ -64,8 +64,8 @@ function isClientInfo (value: unknown): value is ClientInfo {
 
 /**
  * 2026-07-28 answers an unknown resource with -32602 and the URI in `data`
- * (SEP-2164); a handler that threw the legacy -32002 (or `resourceNotFound()`)
- * gets that answer here.
+ * (SEP-2164); a `readResource` that threw the legacy -32002 (or
+ * `resourceNotFound()`) gets that answer here. Other methods' errors pass as thrown.
  */
 function resourceNotFoundNow (outcome: Extract<Outcome, { ok: false }>, params: JsonObject): Outcome {
   const data = isJsonObject(outcome.data) ? outcome.data : {}
@@ -224,7 +224,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
           return sendError(reply, modernErrorStatus(ErrorCode.InternalError), id, ErrorCode.InternalError, 'Internal error')
         }
       }
-      return respondListen(id, params, reply, caller)
+      return respondListen(id, params, reply, caller, callerOf(request))
     }
     if (tasks !== undefined && TASK_METHODS.has(method)) {
       // The store may be remote: the answer waits for it (respond never rejects).
@@ -243,7 +243,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const streamedLevel = caps.logging !== undefined ? logLevel : undefined
     // With neither a progress token nor a log level nothing can be streamed: the answer is plain JSON.
     const stream = progressToken !== undefined || streamedLevel !== undefined
-      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel })
+      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxBufferedBytes: options.maxStreamBufferBytes })
       : undefined
     let replay: InputReplay | undefined
     if (INPUT_METHODS.has(method)) {
@@ -258,10 +258,13 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       const outcome = invokeHandler(options.server, route, params, ctx, state.resultCheck)
       return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
     }
-    return whenSettled(method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke(), (settled) => {
+    const started = method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke()
+    // A handler still running is bounded: timed out, or stopped when the server closes.
+    const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
+    return whenSettled(tracked, (settled) => {
       const outcome = settled.ok
         ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx) : settled
-        : settled.code === ErrorCode.ResourceNotFound ? resourceNotFoundNow(settled, params) : settled
+        : settled.code === ErrorCode.ResourceNotFound && method === 'resources/read' ? resourceNotFoundNow(settled, params) : settled
       const { status, body } = answer(id, outcome, route.cacheable, request, method)
       return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
     })

@@ -8,6 +8,7 @@ import type { ResolvedOptions } from '../options.js'
 import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'
 import type { FastifyRequest } from 'fastify'
 import type { Outcome } from '../handler/invoke.js'
+import { InFlight } from '../handler/in-flight.js'
 
 /** Narrows a list outcome to what this request's caller may use (authorization's `filterLists`). */
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
@@ -23,6 +24,8 @@ export interface EndpointState {
   /** Present with `validateResults`: checks handler results against their wire schemas. */
   readonly resultCheck: ResultCheck | undefined
   readonly filterList: ListFilter | undefined
+  /** Handlers still running: timed out after `handlerTimeoutMs`, stopped and answered on close. */
+  readonly inFlight: InFlight
 }
 
 export function createEndpointState (options: ResolvedOptions, filterList?: ListFilter): EndpointState {
@@ -36,7 +39,8 @@ export function createEndpointState (options: ResolvedOptions, filterList?: List
     serveModern: options.era !== 'legacy',
     capabilities: Object.freeze({ legacy, modern }),
     resultCheck: options.validateResults ? createResultCheck() : undefined,
-    filterList
+    filterList,
+    inFlight: new InFlight(options.handlerTimeoutMs)
   })
 }
 

@@ -25,6 +25,8 @@ export class RequestContext extends ClientAsking implements HandlerContext {
   readonly #stream: RequestStream | undefined
   readonly #clientRequests: ClientRequests | undefined
   #controller: AbortController | undefined
+  /** Set when the endpoint stopped this handler (timeout, close) before its signal was read. */
+  #stopped: Error | undefined
 
   constructor (
     request: FastifyRequest,
@@ -57,10 +59,20 @@ export class RequestContext extends ClientAsking implements HandlerContext {
     return authInfoOf(this.request)
   }
 
+  /** Aborts `signal`: the endpoint gave up on this handler (it timed out, or the server is closing). */
+  abort (reason: Error): void {
+    this.#stopped = reason
+    this.#controller?.abort(reason)
+  }
+
   get signal (): AbortSignal {
     if (this.#controller === undefined) {
       const controller = new AbortController()
       this.#controller = controller
+      if (this.#stopped !== undefined) {
+        controller.abort(this.#stopped)
+        return controller.signal
+      }
       const raw = this.#reply.raw
       if (raw.writableFinished || raw.destroyed) {
         if (!raw.writableFinished) controller.abort()

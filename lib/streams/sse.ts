@@ -3,12 +3,19 @@
  * the endpoint streams: a request whose handler emitted notifications, and a
  * `subscriptions/listen` stream. Fastify lets go of the reply (`hijack()`);
  * headers already set on it (CORS and the like) are carried over.
+ *
+ * A client that does not read must not cost the server without end (issue
+ * 11: ~3 MB of heap per stuck stream). Output queued for it is measured in
+ * bytes (the socket's `writableLength` plus frames held here) and the stream
+ * is dropped once that passes `maxBufferedBytes`. While the socket is
+ * backed up, frames wait here in one list and go out as one write on
+ * `drain`: the socket's own queue would hold several objects per small frame.
  */
 import type { ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
 
-/** A client that has not read this much queued output is dropped, not buffered without end. */
-export const MAX_BUFFERED_BYTES = 1024 * 1024
+/** A client that has not read this much queued output is dropped, not buffered without end (the `maxStreamBufferBytes` default). */
+export const MAX_BUFFERED_BYTES = 256 * 1024
 
 const SSE_HEADERS = Object.freeze({
   'content-type': 'text/event-stream',
@@ -26,9 +33,14 @@ export function sseFrame (json: string): string {
 
 export class SseStream {
   readonly #raw: ServerResponse
+  readonly #maxBufferedBytes: number
+  /** Frames waiting for the socket to drain, and their length. */
+  #held: string[] = []
+  #heldBytes = 0
 
   /** Takes the response over from Fastify and sends the status line and headers. */
-  constructor (reply: FastifyReply) {
+  constructor (reply: FastifyReply, maxBufferedBytes = MAX_BUFFERED_BYTES) {
+    this.#maxBufferedBytes = maxBufferedBytes
     const carried = reply.getHeaders()
     reply.hijack()
     const raw = reply.raw
@@ -57,6 +69,7 @@ export class SseStream {
   /** Ends the stream, after a last message if given. Safe to call more than once. */
   end (json?: string): void {
     if (!this.open) return
+    this.#flush()
     if (json === undefined) this.#raw.end()
     else this.#raw.end(sseFrame(json))
   }
@@ -74,11 +87,30 @@ export class SseStream {
 
   #write (chunk: string): boolean {
     if (!this.open) return false
-    if (this.#raw.writableLength > MAX_BUFFERED_BYTES) {
-      this.#raw.destroy()
+    const raw = this.#raw
+    // String lengths, as Node counts writableLength: UTF-16 units, close to bytes for JSON text.
+    if (raw.writableLength + this.#heldBytes + chunk.length > this.#maxBufferedBytes) {
+      this.#held = []
+      this.#heldBytes = 0
+      raw.destroy()
       return false
     }
-    this.#raw.write(chunk)
+    if (this.#held.length > 0 || raw.writableNeedDrain) {
+      if (this.#held.length === 0) raw.once('drain', () => this.#flush())
+      this.#held.push(chunk)
+      this.#heldBytes += chunk.length
+      return true
+    }
+    raw.write(chunk)
     return true
+  }
+
+  /** Writes the held frames as one chunk. */
+  #flush (): void {
+    if (this.#held.length === 0 || !this.open) return
+    const text = this.#held.length === 1 ? this.#held[0] as string : this.#held.join('')
+    this.#held = []
+    this.#heldBytes = 0
+    this.#raw.write(text)
   }
 }

@@ -21,7 +21,7 @@ import { sendError } from '../response/reply.js'
 import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Implementation as ServerInfo } from '../protocol/schemas.js'
-import { SseStream } from './sse.js'
+import { MAX_BUFFERED_BYTES, SseStream } from './sse.js'
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
 
@@ -61,9 +61,33 @@ interface Subscription {
   readonly taskIds: readonly string[]
   /** Who opened the stream (the tasks' owner function of its request): task events of other owners never reach it. */
   readonly caller: string | undefined
+  /** Whose share of the open-stream bound it counts against (`callerOf` its request). */
+  readonly limitKey: string
   /** Written to since the last keep-alive tick. */
   active: boolean
 }
+
+/** Bounds on open listen streams and on what one may queue for a client that does not read. */
+export interface ListenLimits {
+  maxStreams: number
+  maxStreamsPerCaller: number
+  maxBufferedBytes: number
+}
+
+/**
+ * JSON-RPC code of a listen request refused for too many open streams: in
+ * the range JSON-RPC leaves to servers; the protocol defines none for this.
+ */
+export const TOO_MANY_STREAMS = -32000
+
+/** Why a listen stream cannot be opened now: HTTP status (429 the caller's share, 503 the server's) and the error's data. */
+export interface StreamRefusal {
+  status: 429 | 503
+  message: string
+  data: { limit: number, scope: 'caller' | 'server' }
+}
+
+const UNLIMITED: ListenLimits = Object.freeze({ maxStreams: Number.MAX_SAFE_INTEGER, maxStreamsPerCaller: Number.MAX_SAFE_INTEGER, maxBufferedBytes: MAX_BUFFERED_BYTES })
 
 /** The filter of a listen request, or the reason it is not one. */
 export function parseFilter (value: unknown): SubscriptionFilter | string {
@@ -116,13 +140,17 @@ export class SubscriptionRegistry {
   readonly #lists: Record<ListKind, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
   readonly #uris = new Map<string, Set<Subscription>>()
   readonly #tasks = new Map<string, Set<Subscription>>()
+  readonly #limits: ListenLimits
+  /** Open streams per limit key (callers with none open are absent). */
+  readonly #perCaller = new Map<string, number>()
   #delivered = 0
   #timer: NodeJS.Timeout | undefined
   #closed = false
 
-  /** `keepAliveMs: 0` sends no keep-alive comments. */
-  constructor (options: { keepAliveMs: number, serverInfo: Readonly<ServerInfo> }) {
+  /** `keepAliveMs: 0` sends no keep-alive comments; `limits` bound open streams and their queued bytes. */
+  constructor (options: { keepAliveMs: number, serverInfo: Readonly<ServerInfo>, limits?: ListenLimits }) {
     this.#keepAliveMs = options.keepAliveMs
+    this.#limits = options.limits ?? UNLIMITED
     this.#resultMetaTail = ',' + JSON.stringify(SERVER_INFO_META) + ':' + JSON.stringify(options.serverInfo) + '}}}'
   }
 
@@ -136,9 +164,25 @@ export class SubscriptionRegistry {
     return this.#delivered
   }
 
-  /** Starts the SSE response, acknowledges the honoured filter, and registers the stream (of `caller`, for task events). */
-  open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply, caller?: string): FastifyReply {
-    const sse = new SseStream(reply)
+  /** Why a stream for `limitKey` cannot be opened now, or undefined when it can. */
+  refusal (limitKey: string): StreamRefusal | undefined {
+    const { maxStreams, maxStreamsPerCaller } = this.#limits
+    if ((this.#perCaller.get(limitKey) ?? 0) >= maxStreamsPerCaller) {
+      return { status: 429, message: 'Too many open listen streams for this caller; close one first', data: { limit: maxStreamsPerCaller, scope: 'caller' } }
+    }
+    if (this.#all.size >= maxStreams) {
+      return { status: 503, message: 'Too many open listen streams on this server; try again later', data: { limit: maxStreams, scope: 'server' } }
+    }
+    return undefined
+  }
+
+  /**
+   * Starts the SSE response, acknowledges the honoured filter, and registers
+   * the stream (of `caller`, for task events; counted against `limitKey`).
+   * Check `refusal(limitKey)` first.
+   */
+  open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply, caller?: string, limitKey = 'anonymous'): FastifyReply {
+    const sse = new SseStream(reply, this.#limits.maxBufferedBytes)
     const idJson = JSON.stringify(id)
     sse.send('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{' +
       JSON.stringify(SUBSCRIPTION_ID_META) + ':' + idJson + '},"notifications":' + JSON.stringify(filter) + '}}')
@@ -147,7 +191,7 @@ export class SubscriptionRegistry {
       return reply
     }
     const lists = LIST_FLAGS.filter(([, flag]) => filter[flag] === true).map(([kind]) => kind)
-    const sub: Subscription = { sse, idJson, lists, uris: filter.resourceSubscriptions ?? [], taskIds: filter.taskIds ?? [], caller, active: true }
+    const sub: Subscription = { sse, idJson, lists, uris: filter.resourceSubscriptions ?? [], taskIds: filter.taskIds ?? [], caller, limitKey, active: true }
     this.#add(sub)
     sse.onClose(() => this.#remove(sub))
     return reply
@@ -223,6 +267,7 @@ export class SubscriptionRegistry {
 
   #add (sub: Subscription): void {
     this.#all.add(sub)
+    this.#perCaller.set(sub.limitKey, (this.#perCaller.get(sub.limitKey) ?? 0) + 1)
     for (const kind of sub.lists) this.#lists[kind].add(sub)
     for (const uri of sub.uris) {
       let subs = this.#uris.get(uri)
@@ -242,6 +287,9 @@ export class SubscriptionRegistry {
 
   #remove (sub: Subscription): void {
     if (!this.#all.delete(sub)) return
+    const left = (this.#perCaller.get(sub.limitKey) ?? 1) - 1
+    if (left > 0) this.#perCaller.set(sub.limitKey, left)
+    else this.#perCaller.delete(sub.limitKey)
     for (const kind of sub.lists) this.#lists[kind].delete(sub)
     for (const uri of sub.uris) {
       const subs = this.#uris.get(uri)
@@ -271,9 +319,11 @@ export class SubscriptionRegistry {
 
 /** Answers a `subscriptions/listen` request: checks its filter, then opens the stream. */
 export function createListenResponder (registry: SubscriptionRegistry, capabilities: ModernServerCapabilities) {
-  return function respondListen (id: RequestId, params: Record<string, unknown>, reply: FastifyReply, caller?: string): FastifyReply {
+  return function respondListen (id: RequestId, params: Record<string, unknown>, reply: FastifyReply, caller?: string, limitKey = 'anonymous'): FastifyReply {
     const filter = parseFilter(params.notifications)
     if (typeof filter === 'string') return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: ${filter}`)
-    return registry.open(id, honouredFilter(filter, capabilities), reply, caller)
+    const refused = registry.refusal(limitKey)
+    if (refused !== undefined) return sendError(reply, refused.status, id, TOO_MANY_STREAMS, refused.message, refused.data)
+    return registry.open(id, honouredFilter(filter, capabilities), reply, caller, limitKey)
   }
 }

@@ -222,6 +222,8 @@ export interface FuzzTally {
   bad: string[]
   /** Answers that were still open after `patienceMs` (listen streams, handlers waiting), checked after close. */
   late: number
+  /** Streams the server dropped (a listen stream whose reader fell too far behind). */
+  dropped: number
   statuses: Map<number, number>
 }
 
@@ -232,9 +234,14 @@ export interface FuzzTally {
  * `close()` has ended them: they must be well-formed too.
  */
 export function createFuzzRunner (app: { inject: (options: object) => Promise<{ statusCode: number, headers: Record<string, unknown>, body: string }> }, patienceMs = 25) {
-  const tally: FuzzTally = { sent: 0, bad: [], late: 0, statuses: new Map() }
-  const open: Array<{ request: HostileRequest, reply: Promise<{ statusCode: number, headers: Record<string, unknown>, body: string }> }> = []
-  function check (request: HostileRequest, reply: { statusCode: number, headers: Record<string, unknown>, body: string }): boolean {
+  const tally: FuzzTally = { sent: 0, bad: [], late: 0, dropped: 0, statuses: new Map() }
+  type Reply = { statusCode: number, headers: Record<string, unknown>, body: string } | 'dropped'
+  const open: Array<{ request: HostileRequest, reply: Promise<Reply> }> = []
+  function check (request: HostileRequest, reply: Reply): boolean {
+    if (reply === 'dropped') {
+      tally.dropped++
+      return true
+    }
     tally.statuses.set(reply.statusCode, (tally.statuses.get(reply.statusCode) ?? 0) + 1)
     const problems = answerProblems(request, reply.statusCode, reply.headers['content-type'] as string | undefined, reply.body)
     if (problems.length > 0) tally.bad.push(`${problems.join('; ')} <- ${request.body.slice(0, 160)} ${JSON.stringify(request.headers).slice(0, 240)}`)
@@ -244,7 +251,12 @@ export function createFuzzRunner (app: { inject: (options: object) => Promise<{ 
     tally,
     async send (request: HostileRequest): Promise<boolean> {
       tally.sent++
-      const reply = app.inject({ method: 'POST', url: '/mcp', headers: request.headers, payload: request.body })
+      // A stream the server drops (its reader fell behind) ends the inject with an error: counted, not a bad answer.
+      const reply: Promise<Reply> = app.inject({ method: 'POST', url: '/mcp', headers: request.headers, payload: request.body })
+        .catch((err: { code?: string }) => {
+          if (err.code === 'LIGHT_ECONNRESET') return 'dropped' as const
+          throw err
+        })
       let timer: NodeJS.Timeout | undefined
       const settled = await Promise.race([reply, new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), patienceMs) })])
       clearTimeout(timer)

@@ -112,7 +112,7 @@ test('quiet streams get keep-alive comments at the configured interval; 0 turns 
 })
 
 test('a notification fans out to many concurrent streams, each with its own id', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server, keepAliveMs: 0, listenOptions: { maxStreamsPerCaller: 200 } })
   t.teardown(() => app.close())
   const agent = new http.Agent({ keepAlive: false, maxSockets: 200 })
   t.teardown(() => agent.destroy())
