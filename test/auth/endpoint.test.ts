@@ -26,6 +26,10 @@ const seen: Array<HandlerContext['auth']> = []
 function callTool (params: { name: string }, ctx: HandlerContext): unknown {
   seen.push(ctx.auth)
   if (params.name === 'slow') return runAsTask(ctx, async () => ({ content: [{ type: 'text', text: 'done' }] }))
+  if (params.name === 'ask') {
+    return ctx.elicit({ message: 'Your name?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } })
+      .then((answer) => ({ content: [{ type: 'text', text: `hi ${String(answer.content?.name)}` }] }))
+  }
   return { content: [{ type: 'text', text: `hello ${ctx.auth?.subject ?? 'nobody'}` }] }
 }
 // Per tool: `write` needs notes:write (what the define helpers set from `scopes`).
@@ -245,4 +249,20 @@ t.test('a subscriptions/listen stream ends when the token that opened it expires
   t.match(response.body, /notifications\/subscriptions\/acknowledged/, 'the stream was open')
   t.ok(Date.now() - started >= 500, 'it stayed open until the expiry')
   t.equal(app.mcp.listenStreams, 0, 'and is gone after it')
+})
+
+t.test('a requestState minted for one principal is refused from another', async (t) => {
+  const app = await build(t)
+  const mcp = mcpClient(t, app)
+  const caps = { elicitation: {} }
+  const alice = await token('alice')
+  const first = await mcp.modern('tools/call', { name: 'ask', arguments: {} }, { capabilities: caps, headers: bearer(alice) })
+  t.equal(first.json.result?.resultType, 'input_required', 'the handler asked a question')
+  const requestState = first.json.result?.requestState as string
+  const [key] = Object.keys(first.json.result?.inputRequests ?? {})
+  const retry = { name: 'ask', arguments: {}, requestState, inputResponses: { [key as string]: { action: 'accept', content: { name: 'Ada' } } } }
+  const bob = await mcp.modern('tools/call', retry, { capabilities: caps, headers: bearer(await token('bob')) })
+  assertError(t, bob, { status: 400, code: -32602, id: 1 })
+  const again = await mcp.modern('tools/call', retry, { capabilities: caps, headers: bearer(await token('alice', 'notes:read notes:write')) })
+  t.strictSame(again.json.result?.content, [{ type: 'text', text: 'hi Ada' }], 'the same principal with a refreshed token may answer')
 })
