@@ -10,9 +10,9 @@
  * `requestState` is encrypted and bound to the caller (`callerOf`), to the
  * request (method and a digest of its params other than `_meta`,
  * `inputResponses` and `requestState`), expires, and records the digest of
- * each question asked, so an answer is only used for the exact question it
- * answers. `inputResponses` count only under a state that asked their
- * questions: without one they are ignored and the questions asked again.
+ * each question asked, so under a state an answer is only used for the exact
+ * question it answers. A first request (no state) may carry answers up front,
+ * as a server keeping no state must allow; they are shape-checked like any other.
  * Nothing is stored on the server: any instance that shares the secret can
  * serve the retry.
  */
@@ -160,8 +160,9 @@ export class InputReplay implements ClientRequests {
     const earlier = prior !== undefined && Object.hasOwn(prior.a, key) ? prior.a[key] : undefined
     if (earlier !== undefined && earlier.q === q) {
       answer = earlier.r
-    } else if (prior !== undefined && Object.hasOwn(this.#responses, key) && Object.hasOwn(prior.q, key) && prior.q[key] === q) {
-      // Only an answer to a question the state records as asked; without a state, responses are ignored.
+    } else if (Object.hasOwn(this.#responses, key) && (prior === undefined || (Object.hasOwn(prior.q, key) && prior.q[key] === q))) {
+      // Under a state, only an answer to the question it records as asked. Without one (a first
+      // round), the client may answer up front (SEP-2322): an answer is the client's word either way.
       answer = this.#responses[key] as JsonObject
       const problem = answerProblem(method, answer)
       if (problem !== undefined) {

@@ -120,9 +120,11 @@ t.test('an answer counts only for the question it answers', async (t) => {
     { q: elicit({ message: 'Q2', requestedSchema: ASK_NAME.requestedSchema }) })
 })
 
-t.test('answers without requestState are ignored (the question is asked again); unknown keys are ignored', async (t) => {
+t.test('a first request may answer up front (no requestState); unknown keys are ignored, under a state too', async (t) => {
   const s = await session(t)
-  const state = assertInputRequired(t, await s.call('greet', { inputResponses: { name: accept({ name: 'Bo' }), extra: accept({ x: 1 }), other: { action: 'accept' } } }), { name: elicit(ASK_NAME) })
+  assertText(t, await s.call('greet', { inputResponses: { name: accept({ name: 'Bo' }), extra: accept({ x: 1 }), other: { action: 'accept' } } }), 'Hello, Bo')
+  assertInputRequired(t, await s.call('greet', { inputResponses: { wrong_key: accept({ name: 'Bo' }) } }), { name: elicit(ASK_NAME) })
+  const state = assertInputRequired(t, await s.call('greet'), { name: elicit(ASK_NAME) })
   assertText(t, await s.call('greet', { inputResponses: { name: accept({ name: 'Bo' }), extra: accept({ x: 1 }), other: { action: 'accept' } }, requestState: state }), 'Hello, Bo')
   assertInputRequired(t, await s.call('greet', { inputResponses: { wrong_key: accept({ name: 'Bo' }) }, requestState: state }), { name: elicit(ASK_NAME) })
 })
