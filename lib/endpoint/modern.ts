@@ -64,8 +64,8 @@ function isClientInfo (value: unknown): value is ClientInfo {
 
 /**
  * 2026-07-28 answers an unknown resource with -32602 and the URI in `data`
- * (SEP-2164); a handler that threw the legacy -32002 (or `resourceNotFound()`)
- * gets that answer here.
+ * (SEP-2164); a `readResource` that threw the legacy -32002 (or
+ * `resourceNotFound()`) gets that answer here. Other methods' errors pass as thrown.
  */
 function resourceNotFoundNow (outcome: Extract<Outcome, { ok: false }>, params: JsonObject): Outcome {
   const data = isJsonObject(outcome.data) ? outcome.data : {}
@@ -264,7 +264,7 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     return whenSettled(tracked, (settled) => {
       const outcome = settled.ok
         ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx) : settled
-        : settled.code === ErrorCode.ResourceNotFound ? resourceNotFoundNow(settled, params) : settled
+        : settled.code === ErrorCode.ResourceNotFound && method === 'resources/read' ? resourceNotFoundNow(settled, params) : settled
       const { status, body } = answer(id, outcome, route.cacheable, request, method)
       return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
     })

@@ -273,14 +273,14 @@ t.test('a capability switched off by the module is not routed: 404 -32601', asyn
 t.test('a handler throwing McpError answers its code, message and data', async (t) => {
   const server = toolsModule({
     callTool: (params: { name: string }) => {
-      if (params.name === 'data') throw new McpError(-32002, 'Resource not found', { uri: 'file:///missing' })
+      if (params.name === 'data') throw new McpError(-32050, 'Quota exceeded', { retryAfterMs: 1000 })
       if (params.name === 'params') throw new McpError(ErrorCode.InvalidParams, 'Unknown tool: params')
       throw new McpError(-32099, 'Custom failure', [1, 'two', { three: 3 }])
     }
   })
   const mcp = mcpClient(t, await buildApp(t, { server }))
   const withData = await mcp.modern('tools/call', { name: 'data' }, { id: 1 })
-  assertError(t, withData, { status: 200, code: -32002, id: 1, data: { uri: 'file:///missing' }, message: /^Resource not found$/ })
+  assertError(t, withData, { status: 200, code: -32050, id: 1, data: { retryAfterMs: 1000 }, message: /^Quota exceeded$/ })
   const invalid = await mcp.modern('tools/call', { name: 'params' }, { id: 2 })
   assertError(t, invalid, { status: 400, code: ErrorCode.InvalidParams, id: 2, message: /^Unknown tool: params$/ })
   const custom = await mcp.modern('tools/call', { name: 'other' }, { id: 3 })
