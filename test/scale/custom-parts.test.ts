@@ -1,0 +1,81 @@
+/**
+ * The endpoint on parts of your own (another engine than Redis): a custom
+ * event bus given alone carries notify*() to the listen streams, even when it
+ * delivers asynchronously; the endpoint awaits `ready()` at registration
+ * (a failure is FST_MCP_SCALE_UNAVAILABLE, and the parts are closed) and
+ * closes the parts with the app; the default bus keeps notify's count.
+ */
+import http from 'node:http'
+import t from 'tap'
+import Fastify from 'fastify'
+import mcpCapabilities, { type EventBus, type McpEvent, type McpEventListener } from '../../lib/index.js'
+import { listenRequest, modernHeaders, post, SseReader, startApp } from '../streams/helpers.js'
+
+const server = { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) }
+const SECRET = 'custom-parts-request-state-secret-0123456789'
+
+/** Delivers on the next turn of the event loop, like a networked bus would. */
+class AsyncBus implements EventBus {
+  readonly published: McpEvent[] = []
+  readonly listeners = new Set<McpEventListener>()
+  closed = 0
+  readyCalls = 0
+  constructor (readonly failReady = false) {}
+  async publish (event: McpEvent): Promise<void> {
+    this.published.push(event)
+    setImmediate(() => { for (const listener of this.listeners) listener(event) })
+  }
+
+  subscribe (listener: McpEventListener): () => void {
+    this.listeners.add(listener)
+    return () => this.listeners.delete(listener)
+  }
+
+  async close (): Promise<void> { this.closed++ }
+  async ready (): Promise<void> {
+    this.readyCalls++
+    if (this.failReady) throw new Error('the bus engine is down')
+  }
+}
+
+t.test('a custom asynchronous bus carries notifications to the listen streams', async (t) => {
+  const bus = new AsyncBus()
+  const { app, port } = await startApp({ server, eventBus: bus, requestStateSecret: SECRET, keepAliveMs: 0 })
+  t.equal(bus.readyCalls, 1, 'ready() awaited at registration')
+  t.equal(bus.listeners.size, 1, 'the endpoint subscribed once')
+  const agent = new http.Agent()
+  t.teardown(() => agent.destroy())
+  const reader = new SseReader((await post(port, listenRequest('s1', { toolsListChanged: true }), modernHeaders('subscriptions/listen'), agent)).res)
+  await reader.nextMessage()
+  t.equal(app.mcp.notifyToolsChanged(), 0, 'nothing reached at once: this bus delivers later')
+  t.same(bus.published, [{ type: 'listChanged', list: 'tools' }])
+  t.same(await reader.nextMessage(), { jsonrpc: '2.0', method: 'notifications/tools/list_changed', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 's1' } } })
+  t.throws(() => app.mcp.notifyResourceUpdated(3 as never), TypeError)
+  await app.close()
+  t.equal(bus.closed, 1, 'closed with the app, once')
+  t.equal(bus.listeners.size, 0, 'and unsubscribed')
+})
+
+t.test('a part whose ready() fails fails registration with a coded error, and is closed', async (t) => {
+  const bus = new AsyncBus(true)
+  const app = Fastify()
+  await t.rejects((async () => {
+    await app.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, eventBus: bus, requestStateSecret: SECRET })
+    await app.ready()
+  })(), { code: 'FST_MCP_SCALE_UNAVAILABLE', message: /the bus engine is down/ })
+  t.equal(bus.closed, 1)
+  await app.close()
+})
+
+t.test('the default in-memory bus: notify reports the streams it reached', async (t) => {
+  const { app, port } = await startApp({ server, keepAliveMs: 0 })
+  t.teardown(() => app.close())
+  const agent = new http.Agent()
+  t.teardown(() => agent.destroy())
+  for (const id of ['a', 'b']) {
+    const reader = new SseReader((await post(port, listenRequest(id, { toolsListChanged: true }), modernHeaders('subscriptions/listen'), agent)).res)
+    await reader.nextMessage()
+  }
+  t.equal(app.mcp.notifyToolsChanged(), 2)
+  t.equal(app.mcp.notifyPromptsChanged(), 0)
+})
