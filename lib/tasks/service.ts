@@ -37,7 +37,8 @@ import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
-import type { ClientInfo, HandlerContext, JsonObject } from '../capabilities/server-module.js'
+import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../capabilities/server-module.js'
+import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../scale/event-bus.js'
 import { type AskRefusal, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../scale/task-store.js'
 import { type TaskRun, TaskRuns } from './runs.js'
@@ -391,7 +392,7 @@ export async function runAsTask (
   ctx: HandlerContext,
   work: (ctx: HandlerContext) => unknown,
   options: RunAsTaskOptions = {}
-): Promise<JsonObject> {
+): Promise<CallToolResult | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
   const service = ctx instanceof TaskContext ? undefined : services.get(ctx.request)
   if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, service.maxInputBytes)) {
@@ -402,7 +403,7 @@ export async function runAsTask (
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)
-    if (created !== undefined) return created
+    if (created !== undefined) return created as TaskCreatedResult
     // The store is full: the server may always answer without a task.
   } else if (options.required === true) {
     if (service !== undefined) throw missingTasksError()
@@ -410,7 +411,8 @@ export async function runAsTask (
       `This tool runs only as a task (extension ${TASKS_EXTENSION}), which this endpoint does not serve for this request`)
   }
   const value = await work(ctx)
-  return value === undefined || value === null ? {} : value as JsonObject
+  // typed as the tool result `work` should return; the endpoint still checks what it is
+  return (value === undefined || value === null ? {} : value) as CallToolResult
 }
 
 /**

@@ -9,7 +9,8 @@ import { definePrompts } from '../../lib/definitions/prompts.js'
 import { defineResources } from '../../lib/definitions/resources.js'
 import { defineTools, toolError } from '../../lib/definitions/tools.js'
 import type { CallToolResult } from '../../lib/protocol/schemas.js'
-import type { ServerModule } from '../../lib/capabilities/server-module.js'
+import type { ServerModule, TaskCreatedResult } from '../../lib/capabilities/server-module.js'
+import { runAsTask } from '../../lib/tasks/service.js'
 
 defineTools({
   add: {
@@ -101,3 +102,10 @@ const module = {
 } satisfies ServerModule
 expectTypeOf(module).toMatchTypeOf<ServerModule>()
 expectTypeOf([wrong, missing]).toBeArray()
+
+// A callTool answering through runAsTask is a ServerModule handler too.
+const tasked = {
+  listTools: () => ({ tools: [] }),
+  callTool: async (_params, ctx) => await runAsTask(ctx, async () => ({ content: [{ type: 'text' as const, text: 'done' }] }))
+} satisfies ServerModule
+expectTypeOf(tasked.callTool).returns.resolves.toEqualTypeOf<CallToolResult | TaskCreatedResult>()
