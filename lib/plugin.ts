@@ -40,6 +40,7 @@ import type { LogLevel } from './protocol/log-level.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './scale/answer-router.js'
 import { type EventBus, type McpEvent, MemoryEventBus } from './scale/event-bus.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
+import { callerOf } from './auth/caller.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
 const SCALE_READY_LIMIT_MS = 30_000
@@ -102,7 +103,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const router: AnswerRouter = options.answerRouter ?? new MemoryAnswerRouter()
   // Legacy server-to-client requests awaiting the client's POSTed response; the router brings answers that land elsewhere.
   const pending = new PendingRequests(options.clientRequestTimeoutMs, () => router.requestId())
-  router.attach((answer) => pending.settle(answer))
+  router.attach((answer, caller) => pending.settle(answer, caller))
   // One legacy log level for the deployment: set here at once, and on the others through the bus.
   let legacyLevel: LogLevel | undefined
   const logging: LegacyLogging = {
@@ -250,7 +251,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       answer = sendError(reply, 400, message.id, message.code, message.message)
     } else if (message.kind === 'response') {
       // A client's answer to a legacy server-to-client request: waited for here, or routed to the instance that waits.
-      answer = pending.settle(request.body) ? sendAccepted(reply) : routeAnswer(request, reply)
+      answer = pending.settle(request.body, callerOf(request)) ? sendAccepted(reply) : routeAnswer(request, reply)
     } else if (message.kind === 'notification') {
       answer = sendAccepted(reply)
     } else if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) {
@@ -269,7 +270,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 
   /** An answer for no request of this instance: to the router (an unknown id is acknowledged all the same). */
   function routeAnswer (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    return router.route(request.body as JsonObject).then(
+    return router.route(request.body as JsonObject, callerOf(request)).then(
       () => sendAccepted(reply),
       (err: unknown) => {
         request.log.error({ err }, 'MCP answer could not be routed to the instance waiting for it')

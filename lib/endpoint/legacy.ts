@@ -28,6 +28,7 @@ import { RequestStream } from '../streams/request-stream.js'
 import { errorResponse, internalErrorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
 import type { InitializeResult } from '../protocol/schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
+import { callerOf } from '../auth/caller.js'
 
 /** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
 const VERSION_WITHOUT_HEADER = '2025-03-26'
@@ -128,7 +129,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
       progressMessage: protocolVersion !== '2024-11-05',
       maxBufferedBytes: options.maxStreamBufferBytes
     })
-    const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw) : undefined
+    const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
     const started = invokeHandler(options.server, route, params, ctx, state.resultCheck)
     // A handler still running is bounded: timed out, or stopped when the server closes.

@@ -6,7 +6,8 @@
  * load balancer the endpoint's answer router (lib/scale/answer-router.ts)
  * carries an answer that lands on another instance back here. Ids come from
  * that router (random UUIDs by default): they cannot be guessed and never
- * collide across processes.
+ * collide across processes. Each request belongs to the caller it was asked
+ * of (`callerOf`): an answer POSTed by anyone else settles nothing.
  */
 import { randomUUID } from 'node:crypto'
 import { isJsonObject } from '../protocol/jsonrpc.js'
@@ -18,6 +19,7 @@ export const REQUEST_TIMEOUT_CODE = -32001
 
 interface Entry {
   method: string
+  caller: string
   resolve: (result: JsonObject) => void
   reject: (err: Error) => void
   timer: NodeJS.Timeout
@@ -45,7 +47,7 @@ export class PendingRequests {
    * result, its error (as McpError), a timeout, `cancel` or `close`. It never
    * counts as unhandled: a handler that does not await it does not crash Node.
    */
-  create (method: string): { id: string, promise: Promise<JsonObject> } {
+  create (method: string, caller: string): { id: string, promise: Promise<JsonObject> } {
     const id = this.#newId()
     const promise = new Promise<JsonObject>((resolve, reject) => {
       if (this.#closed) {
@@ -57,20 +59,22 @@ export class PendingRequests {
           `Request timed out: the client did not answer ${method} within ${this.#timeoutMs} ms`))
       }, this.#timeoutMs)
       timer.unref()
-      this.#entries.set(id, { method, resolve, reject, timer })
+      this.#entries.set(id, { method, caller, resolve, reject, timer })
     })
     promise.catch(() => {})
     return { id, promise }
   }
 
   /**
-   * Settles the request a POSTed JSON-RPC response answers. Returns false for
-   * an unknown id (already answered, timed out, or another process's).
+   * Settles the request a POSTed JSON-RPC response answers, when `caller`
+   * (who POSTed it) is the caller it was asked of. Returns false for an
+   * unknown id (already answered, timed out, another process's) and for
+   * another caller's request, alike.
    */
-  settle (message: unknown): boolean {
+  settle (message: unknown, caller: string): boolean {
     if (!isJsonObject(message) || typeof message.id !== 'string') return false
     const entry = this.#entries.get(message.id)
-    if (entry === undefined) return false
+    if (entry === undefined || entry.caller !== caller) return false
     this.#finish(message.id)
     if (isJsonObject(message.error)) {
       const { code, message: text, data } = message.error

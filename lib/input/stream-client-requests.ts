@@ -31,13 +31,16 @@ export class StreamClientRequests implements ClientRequests {
   readonly #stream: RequestStream
   readonly #version: string
   readonly #raw: ServerResponse
+  readonly #caller: string
   #ids: Set<string> | undefined
 
-  constructor (pending: PendingRequests, stream: RequestStream, protocolVersion: string, raw: ServerResponse) {
+  /** `caller`: who asks (`callerOf` the request); only their answer settles a question. */
+  constructor (pending: PendingRequests, stream: RequestStream, protocolVersion: string, raw: ServerResponse, caller: string) {
     this.#pending = pending
     this.#stream = stream
     this.#version = protocolVersion
     this.#raw = raw
+    this.#caller = caller
   }
 
   send (method: ClientRequestMethod, params: JsonObject): Promise<JsonObject> {
@@ -47,7 +50,7 @@ export class StreamClientRequests implements ClientRequests {
         `${method}${since === '2025-11-25' ? ' in URL mode' : ''} needs protocol version ${since} or later; this request uses ${this.#version}`))
     }
     if (this.#raw.destroyed) return rejected(new McpError(ErrorCode.InternalError, `The client went away; ${method} was not sent`))
-    const { id, promise } = this.#pending.create(method)
+    const { id, promise } = this.#pending.create(method, this.#caller)
     const sent = this.#stream.sendRequest({ jsonrpc: '2.0', id, method, params: this.#adapt(method, params) })
     if (!sent) {
       this.#pending.cancel(id, `Cannot send ${method}: the request does not accept a text/event-stream response, or the response is over`)

@@ -39,18 +39,18 @@ export class RedisAnswerRouter implements AnswerRouter {
     if (this.#subscribed === undefined && !this.#closed) this.#subscribed = this.#listen()
   }
 
-  route (answer: JsonObject): Promise<void> {
+  route (answer: JsonObject, caller: string): Promise<void> {
     const id = answer.id
     if (typeof id !== 'string') return Promise.resolve()
     const dot = id.indexOf('.')
     const instance = id.slice(0, dot)
     if (dot === -1 || !INSTANCE_ID.test(instance)) return Promise.resolve()
     if (instance === this.#instance) {
-      this.#receive?.(answer)
+      this.#receive?.(answer, caller)
       return Promise.resolve()
     }
     if (this.#closed) return Promise.resolve()
-    return this.#connection.publish(this.#channel(instance), JSON.stringify(answer)).then(() => {})
+    return this.#connection.publish(this.#channel(instance), JSON.stringify({ caller, answer })).then(() => {})
   }
 
   async ready (): Promise<void> {
@@ -74,13 +74,14 @@ export class RedisAnswerRouter implements AnswerRouter {
 
   #listen (): Promise<void> {
     const subscribing = this.#connection.subscribe(this.#channel(this.#instance), (message) => {
-      let answer: unknown
+      let routed: unknown
       try {
-        answer = JSON.parse(message)
+        routed = JSON.parse(message)
       } catch {
         return
       }
-      if (answer !== null && typeof answer === 'object' && !Array.isArray(answer)) this.#receive?.(answer as JsonObject)
+      if (!isRoutedAnswer(routed)) return
+      this.#receive?.(routed.answer, routed.caller)
     }).then((unsubscribe) => {
       if (this.#subscribed !== subscribing) unsubscribe()
       else this.#unsubscribe = unsubscribe
@@ -90,4 +91,11 @@ export class RedisAnswerRouter implements AnswerRouter {
     })
     return subscribing
   }
+}
+
+/** What travels on an instance's channel: the answer and who POSTed it. */
+function isRoutedAnswer (value: unknown): value is { caller: string, answer: JsonObject } {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const { caller, answer } = value as Record<string, unknown>
+  return typeof caller === 'string' && answer !== null && typeof answer === 'object' && !Array.isArray(answer)
 }

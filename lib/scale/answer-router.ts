@@ -17,8 +17,8 @@
 import { randomUUID } from 'node:crypto'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 
-/** Hands an answer to this instance's waiting requests; false when none waits for its id. */
-export type AnswerReceiver = (answer: JsonObject) => boolean
+/** Hands an answer POSTed by `caller` to this instance's waiting requests; false when none of that caller's waits for its id. */
+export type AnswerReceiver = (answer: JsonObject, caller: string) => boolean
 
 export interface AnswerRouter {
   /** A fresh id for a server-to-client request made by this instance. */
@@ -26,12 +26,12 @@ export interface AnswerRouter {
   /** Sets where answers meant for this instance go (called once, by the endpoint). */
   attach (receive: AnswerReceiver): void
   /**
-   * Carries a client's answer (a JSON-RPC response object with a string id)
-   * to the instance waiting for it. Resolves once handed over or known to
+   * Carries a client's answer (a JSON-RPC response object with a string id),
+   * with the caller who POSTed it (`callerOf`), to the instance waiting for it. Resolves once handed over or known to
    * have no taker; rejects when the shared medium cannot be reached, so the
    * endpoint can tell the client to send it again.
    */
-  route (answer: JsonObject): Promise<void>
+  route (answer: JsonObject, caller: string): Promise<void>
   /** Releases what the router holds; later answers reach nothing. */
   close (): Promise<void>
   /** Optional: resolves once the router can route; awaited at registration, bounded. */
@@ -52,8 +52,8 @@ export class MemoryAnswerRouter implements AnswerRouter {
     this.#receive = receive
   }
 
-  route (answer: JsonObject): Promise<void> {
-    this.#receive?.(answer)
+  route (answer: JsonObject, caller: string): Promise<void> {
+    this.#receive?.(answer, caller)
     return ROUTED
   }
 
