@@ -16,7 +16,7 @@
 import { fork, type ChildProcess } from 'node:child_process'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
-import { SseSplitter } from '../test/helpers/sse.js'
+import { nextMessage, openListenStream } from './listen-client.js'
 
 const STREAMS = Number(process.env.STREAMS ?? 2000)
 const ROUNDS = Number(process.env.ROUNDS ?? 20)
@@ -88,7 +88,7 @@ const round = { number: 0, reached: 0, done: (): void => {} }
 
 interface Stream {
   res: http.IncomingMessage | undefined
-  req: http.ClientRequest
+  req: http.ClientRequest | undefined
   /** Notifications received, and when the latest arrived (monotonic ns). */
   received: number
   lastAt: bigint
@@ -97,70 +97,21 @@ interface Stream {
   sawFinal: boolean
 }
 
-function nextMessage (child: ChildProcess, kind: FromServer['kind']): Promise<FromServer> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${kind} from the server`)), TIMEOUT_MS)
-    const onMessage = (message: FromServer): void => {
-      if (message.kind !== kind) return
-      clearTimeout(timer)
-      child.off('message', onMessage)
-      resolve(message)
-    }
-    child.on('message', onMessage)
+async function openStream (port: number, agent: http.Agent, id: number): Promise<Stream> {
+  const stream: Stream = { res: undefined, req: undefined, received: 0, lastAt: 0n, acked: false, ended: false, sawFinal: false }
+  const opened = await openListenStream(port, agent, id, {
+    onNotification: (now) => {
+      stream.received++
+      stream.lastAt = now
+      if (stream.received === round.number && ++round.reached === STREAMS) round.done()
+    },
+    onFinal: () => { stream.sawFinal = true },
+    onEnd: () => { stream.ended = true }
   })
-}
-
-function openStream (port: number, agent: http.Agent, id: number): Promise<Stream> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: `bench-${id}`,
-    method: 'subscriptions/listen',
-    params: {
-      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-      notifications: { toolsListChanged: true }
-    }
-  })
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      path: '/mcp',
-      method: 'POST',
-      agent,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen'
-      }
-    })
-    const stream: Stream = { res: undefined, req, received: 0, lastAt: 0n, acked: false, ended: false, sawFinal: false }
-    req.on('error', reject)
-    req.on('response', (res) => {
-      stream.res = res
-      res.setEncoding('utf8')
-      const splitter = new SseSplitter()
-      res.on('data', (chunk: string) => {
-        const now = process.hrtime.bigint()
-        // Raw blocks, not parsed JSON: the reader's own cost stays out of the figures.
-        for (const event of splitter.push(chunk)) {
-          if (event.includes('notifications/tools/list_changed')) {
-            stream.received++
-            stream.lastAt = now
-            if (stream.received === round.number && ++round.reached === STREAMS) round.done()
-          } else if (event.includes('notifications/subscriptions/acknowledged')) {
-            stream.acked = true
-            resolve(stream)
-          } else if (event.includes('"resultType":"complete"')) {
-            stream.sawFinal = true
-          }
-        }
-      })
-      res.on('end', () => { stream.ended = true })
-      res.on('error', () => {})
-    })
-    req.end(body)
-  })
+  stream.req = opened.req
+  stream.res = opened.res
+  stream.acked = true
+  return stream
 }
 
 async function waitFor (condition: () => boolean, what: string): Promise<void> {
@@ -192,25 +143,25 @@ async function runClient (): Promise<void> {
   })
   const send = (message: ToServer): void => { child.send(message) }
   try {
-    const { port } = await nextMessage(child, 'ready') as Extract<FromServer, { kind: 'ready' }>
+    const { port } = await nextMessage<FromServer, 'ready'>(child, 'ready', TIMEOUT_MS)
     const agent = new http.Agent({ keepAlive: false, maxSockets: Infinity })
 
     // Warm-up: JIT and allocator settle before the baseline is taken.
     const warm = await openMany(port, agent, WARMUP_STREAMS, -WARMUP_STREAMS)
-    for (const s of warm) s.req.destroy()
+    for (const s of warm) s.req?.destroy()
     send({ cmd: 'measure' })
-    let baseline = await nextMessage(child, 'memory') as Extract<FromServer, { kind: 'memory' }>
+    let baseline = await nextMessage<FromServer, 'memory'>(child, 'memory', TIMEOUT_MS)
     for (let i = 0; i < 50 && baseline.streams > 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 20))
       send({ cmd: 'measure' })
-      baseline = await nextMessage(child, 'memory') as Extract<FromServer, { kind: 'memory' }>
+      baseline = await nextMessage<FromServer, 'memory'>(child, 'memory', TIMEOUT_MS)
     }
 
     const openStarted = performance.now()
     const streams = await openMany(port, agent, STREAMS, 0)
     const openMs = performance.now() - openStarted
     send({ cmd: 'measure' })
-    const loaded = await nextMessage(child, 'memory') as Extract<FromServer, { kind: 'memory' }>
+    const loaded = await nextMessage<FromServer, 'memory'>(child, 'memory', TIMEOUT_MS)
     if (loaded.streams !== STREAMS) throw new Error(`server holds ${loaded.streams} streams, expected ${STREAMS}`)
 
     const latencies: number[] = []
@@ -223,7 +174,7 @@ async function runClient (): Promise<void> {
         round.done = () => { clearTimeout(timer); resolve() }
       })
       send({ cmd: 'notify' })
-      const notified = await nextMessage(child, 'notified') as Extract<FromServer, { kind: 'notified' }>
+      const notified = await nextMessage<FromServer, 'notified'>(child, 'notified', TIMEOUT_MS)
       if (notified.written !== STREAMS) throw new Error(`notify reached ${notified.written} streams, expected ${STREAMS}`)
       await allReceived
       const last = streams.reduce((max, s) => (s.lastAt > max ? s.lastAt : max), 0n)
@@ -233,7 +184,7 @@ async function runClient (): Promise<void> {
     }
 
     send({ cmd: 'close' })
-    const closed = await nextMessage(child, 'closed') as Extract<FromServer, { kind: 'closed' }>
+    const closed = await nextMessage<FromServer, 'closed'>(child, 'closed', TIMEOUT_MS)
     await waitFor(() => streams.every((s) => s.ended), 'streams to end')
     if (streams.some((s) => s.received !== ROUNDS)) throw new Error('a stream received a notification more than once')
     const graceful = streams.filter((s) => s.sawFinal).length
