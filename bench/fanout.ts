@@ -24,6 +24,7 @@ import { fork, type ChildProcess } from 'node:child_process'
 import http from 'node:http'
 import net from 'node:net'
 import { fileURLToPath } from 'node:url'
+import { nextMessage, openListenStream } from './listen-client.js'
 
 const STREAMS = Number(process.env.STREAMS ?? 2000)
 const ROUNDS = Number(process.env.ROUNDS ?? 30)
@@ -55,6 +56,8 @@ async function runPluginServer (redisUrl: string | undefined): Promise<void> {
     server: { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) },
     serverInfo: { name: 'bench-fanout', version: '1.0.0' },
     keepAliveMs: 0,
+    // Every stream comes from one anonymous caller: allow them all (the defaults cap 100 per caller).
+    listenOptions: { maxStreams: STREAMS, maxStreamsPerCaller: STREAMS },
     ...scale
   })
   await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 })
@@ -144,73 +147,20 @@ function serve (port: number, notify: () => number, count: () => number, close: 
 interface Round { number: number, reached: number, expected: number, done: () => void }
 
 interface Stream {
-  req: http.ClientRequest
   received: number
   lastAt: bigint
 }
 
-function nextMessage<K extends FromServer['kind']> (child: ChildProcess, kind: K): Promise<Extract<FromServer, { kind: K }>> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no ${kind} from the server`)), TIMEOUT_MS)
-    const onMessage = (message: FromServer): void => {
-      if (message.kind !== kind) return
-      clearTimeout(timer)
-      child.off('message', onMessage)
-      resolve(message as Extract<FromServer, { kind: K }>)
-    }
-    child.on('message', onMessage)
-  })
-}
-
-function openStream (port: number, agent: http.Agent, id: number, round: Round): Promise<Stream> {
-  const body = JSON.stringify({
-    jsonrpc: '2.0',
-    id: `bench-${id}`,
-    method: 'subscriptions/listen',
-    params: {
-      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} },
-      notifications: { toolsListChanged: true }
+async function openStream (port: number, agent: http.Agent, id: number, round: Round): Promise<Stream> {
+  const stream: Stream = { received: 0, lastAt: 0n }
+  await openListenStream(port, agent, id, {
+    onNotification: (now) => {
+      stream.received++
+      stream.lastAt = now
+      if (stream.received === round.number && ++round.reached === round.expected) round.done()
     }
   })
-  return new Promise((resolve, reject) => {
-    const req = http.request({
-      host: '127.0.0.1',
-      port,
-      path: '/mcp',
-      method: 'POST',
-      agent,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': '2026-07-28',
-        'mcp-method': 'subscriptions/listen'
-      }
-    })
-    const stream: Stream = { req, received: 0, lastAt: 0n }
-    req.on('error', reject)
-    req.on('response', (res) => {
-      res.setEncoding('utf8')
-      let pending = ''
-      res.on('data', (chunk: string) => {
-        const now = process.hrtime.bigint()
-        pending += chunk
-        let end: number
-        while ((end = pending.indexOf('\n\n')) !== -1) {
-          const event = pending.slice(0, end)
-          pending = pending.slice(end + 2)
-          if (event.includes('notifications/tools/list_changed')) {
-            stream.received++
-            stream.lastAt = now
-            if (stream.received === round.number && ++round.reached === round.expected) round.done()
-          } else if (event.includes('notifications/subscriptions/acknowledged')) {
-            resolve(stream)
-          }
-        }
-      })
-      res.on('error', () => {})
-    })
-    req.end(body)
-  })
+  return stream
 }
 
 async function openMany (port: number, agent: http.Agent, count: number, offset: number, round: Round): Promise<Stream[]> {
@@ -247,7 +197,7 @@ interface Setup {
 
 async function setUp (name: string, children: ChildProcess[], agent: http.Agent): Promise<Setup> {
   const round: Round = { number: 0, reached: 0, expected: STREAMS, done: () => {} }
-  const ports = await Promise.all(children.map(async (child) => (await nextMessage(child, 'ready')).port))
+  const ports = await Promise.all(children.map(async (child) => (await nextMessage<FromServer, 'ready'>(child, 'ready', TIMEOUT_MS)).port))
   const streams: Stream[] = []
   // Split the streams evenly between the processes.
   for (const [i, port] of ports.entries()) {
@@ -257,7 +207,7 @@ async function setUp (name: string, children: ChildProcess[], agent: http.Agent)
   let held = 0
   for (const child of children) {
     child.send({ cmd: 'count' })
-    held += (await nextMessage(child, 'count')).streams
+    held += (await nextMessage<FromServer, 'count'>(child, 'count', TIMEOUT_MS)).streams
   }
   if (held !== STREAMS) throw new Error(`${name}: the servers hold ${held} streams, expected ${STREAMS}`)
   return { name, notifier: children[0] as ChildProcess, children, streams, round, latencies: [] }
@@ -272,7 +222,7 @@ async function measureRound (setup: Setup, number: number): Promise<void> {
     round.done = () => { clearTimeout(timer); resolve() }
   })
   setup.notifier.send({ cmd: 'notify' })
-  const notified = await nextMessage(setup.notifier, 'notified')
+  const notified = await nextMessage<FromServer, 'notified'>(setup.notifier, 'notified', TIMEOUT_MS)
   await allReceived
   const last = setup.streams.reduce((max, s) => (s.lastAt > max ? s.lastAt : max), 0n)
   setup.latencies.push(Number(last - BigInt(notified.t0)) / 1e6)
@@ -347,7 +297,7 @@ async function runClient (): Promise<void> {
     for (const child of children) {
       if (child.connected) {
         child.send({ cmd: 'close' })
-        await nextMessage(child, 'closed').catch(() => {})
+        await nextMessage<FromServer, 'closed'>(child, 'closed', TIMEOUT_MS).catch(() => {})
       }
       child.kill()
     }

@@ -47,6 +47,12 @@ export function openListenStream (port: number, agent: http.Agent, id: number, h
     })
     req.on('error', reject)
     req.on('response', (res) => {
+      if (res.statusCode !== 200) {
+        // A refused stream (a limit, a bad request) would otherwise wait for an acknowledgement forever.
+        res.resume()
+        reject(new Error(`subscriptions/listen answered HTTP ${res.statusCode ?? '?'}`))
+        return
+      }
       res.setEncoding('utf8')
       const splitter = new SseSplitter()
       res.on('data', (chunk: string) => {
