@@ -8,13 +8,13 @@
  * the union of scopes) and the call succeeds, or fails when the
  * authorization server will not grant it.
  */
-import { createServer } from 'node:net'
 import { Client, ClientCredentialsProvider, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
 import { REQUIRED_SCOPES } from '../../lib/capabilities/scopes.js'
 import mcpCapabilities, { type HandlerContext } from '../../lib/index.js'
 import { startAuthServer } from '../helpers/auth-server.js'
+import { freePort } from '../helpers/server-process.js'
 
 const as = await startAuthServer({
   clients: {
@@ -23,19 +23,6 @@ const as = await startAuthServer({
   }
 })
 t.teardown(() => as.close())
-
-/** A free loopback port: the resource identifier (with its port) must be known at registration. */
-async function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-}
 
 function callTool (params: { name: string, arguments?: { text?: string } }, ctx: HandlerContext): unknown {
   if (params.name === 'whoami') return { content: [{ type: 'text', text: `${ctx.auth?.clientId} ${ctx.auth?.scopes.join(' ')}` }] }

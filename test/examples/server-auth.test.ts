@@ -5,25 +5,12 @@
  * audience; add_note needs notes:write, everything else a valid token. The
  * official SDK client with client credentials lists and calls tools.
  */
-import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { Client, ClientCredentialsProvider, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import t from 'tap'
 import { startAuthServer } from '../helpers/auth-server.js'
 import { REPO_ROOT } from '../helpers/paths.js'
-import { cleanEnv, startServerProcess } from '../helpers/server-process.js'
-
-async function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer()
-    probe.once('error', reject)
-    probe.listen(0, '127.0.0.1', () => {
-      const address = probe.address()
-      const port = typeof address === 'object' && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-}
+import { cleanEnv, freePort, startServerProcess } from '../helpers/server-process.js'
 
 const as = await startAuthServer({ clients: { app: { secret: 'app-secret', scopes: ['notes:write'] } } })
 t.teardown(() => as.close())

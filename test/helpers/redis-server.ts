@@ -12,11 +12,14 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import net from 'node:net'
 import { tmpdir } from 'node:os'
 import { delimiter, join } from 'node:path'
+import { freePort } from './server-process.js'
 
 const START_TIMEOUT_MS = 10_000
 const STOP_TIMEOUT_MS = 5_000
 const PING_STEP_MS = 25
 const HOST = '127.0.0.1'
+
+export { freePort }
 
 export interface RedisServer {
   readonly port: number
@@ -47,22 +50,6 @@ export function redisServerBinary (): string {
   throw new Error('redis-server was not found on PATH. The Redis tests need a real server: ' +
     'install the Debian package (apt-get install -y redis-server) or set REDIS_SERVER to the binary. ' +
     '.ci/run installs it when it is missing.')
-}
-
-/** A port nobody listens on right now (the kernel picks it). */
-export function freePort (): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer()
-    server.unref()
-    server.on('error', reject)
-    server.listen(0, HOST, () => {
-      const address = server.address()
-      server.close(() => {
-        if (address === null || typeof address === 'string') reject(new Error('no port'))
-        else resolve(address.port)
-      })
-    })
-  })
 }
 
 /** One PING over a raw socket: true when the server answers PONG. */

@@ -4,6 +4,7 @@
  * keep its output for failure messages, and stop it (SIGTERM, then SIGKILL).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import net from 'node:net'
 
 const DEFAULT_START_TIMEOUT_MS = 60_000
 const STOP_TIMEOUT_MS = 10_000
@@ -107,5 +108,21 @@ export function startExample<T> (repoRoot: string, file: string, env: Record<str
     cwd: repoRoot,
     env: cleanEnv({ HOST: '127.0.0.1', PORT: '0', ...env }),
     readyFromOutput
+  })
+}
+
+/** A port free on 127.0.0.1 right now (for servers whose URL must be known before they listen). */
+export function freePort (): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer()
+    server.unref()
+    server.on('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      server.close(() => {
+        if (address === null || typeof address === 'string') reject(new Error('no port'))
+        else resolve(address.port)
+      })
+    })
   })
 }
