@@ -12,6 +12,7 @@ import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { AnyServerModule } from './capabilities/server-module.js'
 import type { TaskLimits, TaskStoreFactory } from './scale/task-store.js'
 import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
+import { isJsonObject } from './protocol/jsonrpc.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -232,10 +233,6 @@ const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'prefix', 'logLevel', 'logSerializers'
 ])
 
-function isObject (value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
-
 function optionalString (name: string, value: unknown): string | undefined {
   if (value === undefined) return undefined
   if (typeof value !== 'string') throw new FST_MCP_INVALID_OPTION(name, 'expected a string')
@@ -243,7 +240,7 @@ function optionalString (name: string, value: unknown): string | undefined {
 }
 
 function checkServerInfo (value: unknown): Readonly<ServerInfo> {
-  if (!isObject(value)) throw new FST_MCP_INVALID_OPTION('serverInfo', 'expected an object with name and version')
+  if (!isJsonObject(value)) throw new FST_MCP_INVALID_OPTION('serverInfo', 'expected an object with name and version')
   const { name, version, title, description, icons, websiteUrl } = value
   if (typeof name !== 'string' || name.length === 0) throw new FST_MCP_INVALID_OPTION('serverInfo.name', 'expected a non-empty string')
   if (typeof version !== 'string' || version.length === 0) throw new FST_MCP_INVALID_OPTION('serverInfo.version', 'expected a non-empty string')
@@ -258,7 +255,7 @@ function checkServerInfo (value: unknown): Readonly<ServerInfo> {
     info.websiteUrl = w
   }
   if (icons !== undefined) {
-    if (!Array.isArray(icons) || !icons.every((i) => isObject(i) && typeof i.src === 'string' && URL.canParse(i.src))) {
+    if (!Array.isArray(icons) || !icons.every((i) => isJsonObject(i) && typeof i.src === 'string' && URL.canParse(i.src))) {
       throw new FST_MCP_INVALID_OPTION('serverInfo.icons', 'expected an array of { src (a URI), mimeType?, sizes?, theme? }')
     }
     info.icons = JSON.parse(JSON.stringify(icons)) as Icon[]
@@ -286,7 +283,7 @@ function checkScope (name: string, value: unknown): PerRequest<CacheScope> {
 
 function checkHints (name: string, value: unknown): ResolvedCacheHints {
   if (value === undefined) return { ttlMs: DEFAULT_TTL_MS, cacheScope: DEFAULT_CACHE_SCOPE }
-  if (!isObject(value)) throw new FST_MCP_INVALID_OPTION(name, 'expected an object { ttlMs?, cacheScope? }')
+  if (!isJsonObject(value)) throw new FST_MCP_INVALID_OPTION(name, 'expected an object { ttlMs?, cacheScope? }')
   return { ttlMs: checkTtl(`${name}.ttlMs`, value.ttlMs), cacheScope: checkScope(`${name}.cacheScope`, value.cacheScope) }
 }
 
@@ -332,7 +329,7 @@ function positiveInteger (name: string, value: unknown, fallback: number, min = 
 }
 
 function checkListenOptions (value: unknown): { maxStreams: number, maxStreamsPerCaller: number } {
-  if (value !== undefined && !isObject(value)) throw new FST_MCP_INVALID_OPTION('listenOptions', 'expected an object { maxStreams?, maxStreamsPerCaller? }')
+  if (value !== undefined && !isJsonObject(value)) throw new FST_MCP_INVALID_OPTION('listenOptions', 'expected an object { maxStreams?, maxStreamsPerCaller? }')
   const { maxStreams, maxStreamsPerCaller } = value ?? {}
   return {
     maxStreams: positiveInteger('listenOptions.maxStreams', maxStreams, DEFAULT_MAX_LISTEN_STREAMS),
@@ -354,7 +351,7 @@ interface CheckedTaskOptions {
 }
 
 function checkTaskOptions (value: unknown): CheckedTaskOptions {
-  if (value !== undefined && !isObject(value)) {
+  if (value !== undefined && !isJsonObject(value)) {
     throw new FST_MCP_INVALID_OPTION('taskOptions', 'expected an object { ttlMs?, pollIntervalMs?, maxTasks?, maxTasksPerOwner?, maxTaskBytes?, maxStoredBytes?, maxArgumentBytes?, store?, owner? }')
   }
   const { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, store, owner } = value ?? {}
@@ -397,7 +394,7 @@ function checkPart<K extends keyof typeof PART_METHODS> (name: K, value: unknown
 /** The shared parts, from `scale` or given alone (not both). */
 function checkScale (options: Record<string, unknown>): { eventBus: EventBus | undefined, answerRouter: AnswerRouter | undefined } {
   const { scale } = options
-  if (scale !== undefined && !isObject(scale)) throw new FST_MCP_INVALID_OPTION('scale', 'expected an object { eventBus?, answerRouter?, taskStore? }, e.g. redisScale({ url })')
+  if (scale !== undefined && !isJsonObject(scale)) throw new FST_MCP_INVALID_OPTION('scale', 'expected an object { eventBus?, answerRouter?, taskStore? }, e.g. redisScale({ url })')
   const parts: Record<keyof typeof PART_METHODS, unknown> = { eventBus: undefined, answerRouter: undefined }
   for (const name of Object.keys(PART_METHODS) as Array<keyof typeof PART_METHODS>) {
     const alone = options[name]
@@ -412,7 +409,7 @@ function checkScale (options: Record<string, unknown>): { eventBus: EventBus | u
 
 /** Validates and normalises the options; throws a coded error for the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {
-  if (!isObject(options)) throw new FST_MCP_INVALID_OPTION('options', 'expected an object')
+  if (!isJsonObject(options)) throw new FST_MCP_INVALID_OPTION('options', 'expected an object')
   for (const key of Object.keys(options)) {
     if (!KNOWN_OPTIONS.has(key)) throw new FST_MCP_INVALID_OPTION(key, `unknown option (known: ${[...KNOWN_OPTIONS].slice(0, -3).join(', ')})`)
   }
@@ -445,7 +442,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
   const { eventBus, answerRouter } = checkScale(options)
-  const scaleStore = isObject(options.scale) ? options.scale.taskStore : undefined
+  const scaleStore = isJsonObject(options.scale) ? options.scale.taskStore : undefined
   if (scaleStore !== undefined && typeof scaleStore !== 'function') {
     throw new FST_MCP_INVALID_OPTION('scale.taskStore', 'expected a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
   }

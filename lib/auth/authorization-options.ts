@@ -11,6 +11,7 @@ import type { VerifiedAccessToken } from './auth-info.js'
 import { isScopeToken } from './challenge.js'
 import { isSecureOrLoopback } from './issuer-metadata.js'
 import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-settings.js'
+import { isJsonObject } from '../protocol/jsonrpc.js'
 
 export const DEFAULT_CLOCK_TOLERANCE_SEC = 5
 export const DEFAULT_TOKEN_CACHE_ENTRIES = 1000
@@ -99,10 +100,6 @@ const KNOWN = new Set(['resource', 'authorizationServers', 'scopesSupported', 'r
   'verifyAccessToken', 'jwt', 'tokenCache', 'filterLists', 'exposeToken', 'serveMetadata', 'resourceName', 'resourceDocumentation'])
 const KNOWN_JWT = new Set(['issuers', 'audience', 'algorithms', 'clockToleranceSec', 'jwksUri', 'jwks', 'typ', 'fetchTimeoutMs', 'jwksCooldownMs'])
 
-function isObject (value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
-
 function fail (name: string, message: string): never {
   throw new FST_MCP_INVALID_OPTION(`authorization.${name}`, message)
 }
@@ -123,7 +120,7 @@ function scopeList (name: string, value: unknown): readonly string[] {
 
 function scopeMap (name: string, value: unknown): ReadonlyMap<string, readonly string[]> {
   if (value === undefined) return new Map()
-  if (!isObject(value)) fail(name, 'expected an object whose values are arrays of scope tokens')
+  if (!isJsonObject(value)) fail(name, 'expected an object whose values are arrays of scope tokens')
   const map = new Map<string, readonly string[]>()
   for (const [key, scopes] of Object.entries(value)) {
     const list = scopeList(`${name}["${key}"]`, scopes)
@@ -163,7 +160,7 @@ function audiencesOf (resource: string): string[] {
 }
 
 function checkJwt (value: unknown, authorizationServers: readonly string[], resource: string): JwtSettings {
-  if (value !== undefined && !isObject(value)) fail('jwt', 'expected an object')
+  if (value !== undefined && !isJsonObject(value)) fail('jwt', 'expected an object')
   const jwt = value ?? {}
   checkKeys('jwt', jwt, KNOWN_JWT)
   const issuers = jwt.issuers === undefined
@@ -202,7 +199,7 @@ function checkJwt (value: unknown, authorizationServers: readonly string[], reso
   }
   let jwks: { keys: object[] } | undefined
   if (jwt.jwks !== undefined) {
-    if (!isObject(jwt.jwks) || !Array.isArray(jwt.jwks.keys) || !jwt.jwks.keys.every(isObject)) fail('jwt.jwks', 'expected a JWKS object { keys: [...] }')
+    if (!isJsonObject(jwt.jwks) || !Array.isArray(jwt.jwks.keys) || !jwt.jwks.keys.every(isJsonObject)) fail('jwt.jwks', 'expected a JWKS object { keys: [...] }')
     if (jwksUri !== undefined) fail('jwt.jwks', 'give jwks or jwksUri, not both')
     if ((jwt.jwks.keys as Array<Record<string, unknown>>).some((k) => k.kty === 'oct' || 'd' in k)) {
       fail('jwt.jwks', 'expected public keys only (no symmetric "oct" keys, no private parts)')
@@ -226,7 +223,7 @@ function checkJwt (value: unknown, authorizationServers: readonly string[], reso
 function checkTokenCache (value: unknown): { maxEntries: number, maxTtlMs: number } {
   if (value === false) return { maxEntries: 0, maxTtlMs: 0 }
   if (value === undefined) return { maxEntries: DEFAULT_TOKEN_CACHE_ENTRIES, maxTtlMs: DEFAULT_TOKEN_CACHE_TTL_MS }
-  if (!isObject(value)) fail('tokenCache', 'expected { maxEntries?, maxTtlMs? } or false')
+  if (!isJsonObject(value)) fail('tokenCache', 'expected { maxEntries?, maxTtlMs? } or false')
   checkKeys('tokenCache', value, new Set(['maxEntries', 'maxTtlMs']))
   return {
     maxEntries: positiveInt('tokenCache.maxEntries', value.maxEntries, DEFAULT_TOKEN_CACHE_ENTRIES),
@@ -243,7 +240,7 @@ function optionalBoolean (name: string, value: unknown, fallback: boolean): bool
 /** Checks the `authorization` option; undefined when it is absent (the endpoint is open). */
 export function resolveAuthorization (value: unknown): ResolvedAuthorization | undefined {
   if (value === undefined) return undefined
-  if (!isObject(value)) throw new FST_MCP_INVALID_OPTION('authorization', 'expected an object { resource, authorizationServers, ... }')
+  if (!isJsonObject(value)) throw new FST_MCP_INVALID_OPTION('authorization', 'expected an object { resource, authorizationServers, ... }')
   checkKeys('', value, KNOWN)
   const resourceUrl = checkResource(value.resource)
   const resource = value.resource as string

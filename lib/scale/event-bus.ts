@@ -11,6 +11,7 @@
  * your own) makes several instances behave as one.
  */
 import type { JsonObject } from '../protocol/jsonrpc.js'
+import { isJsonObject } from '../protocol/jsonrpc.js'
 import { isLogLevel, type LogLevel } from '../protocol/log-level.js'
 
 export type ListName = 'tools' | 'prompts' | 'resources'
@@ -45,20 +46,16 @@ export interface EventBus {
 
 const LISTS: ReadonlySet<unknown> = new Set(['tools', 'prompts', 'resources'])
 
-function isPlainObject (value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value)
-}
-
 /** Whether `value` is a well-formed McpEvent (events arriving from a shared medium are checked before use). */
 export function isMcpEvent (value: unknown): value is McpEvent {
-  if (!isPlainObject(value)) return false
+  if (!isJsonObject(value)) return false
   switch (value.type) {
     case 'listChanged':
       return LISTS.has(value.list)
     case 'resourceUpdated':
       return typeof value.uri === 'string'
     case 'taskStatus':
-      return typeof value.owner === 'string' && isPlainObject(value.task) && typeof value.task.taskId === 'string' &&
+      return typeof value.owner === 'string' && isJsonObject(value.task) && typeof value.task.taskId === 'string' &&
         typeof value.task.status === 'string'
     case 'logLevel':
       return isLogLevel(value.level)
