@@ -8,6 +8,8 @@
  *   npx tsx bench/profile.ts --server bare           # the floor
  *   npx tsx bench/profile.ts --compare --scenarios discover
  *                               # plugin and bare, then where the plugin spends more per request
+ *   npx tsx bench/profile.ts --server defined,plugin --scenarios tools/call
+ *                               # any two servers, compared the same way
  *
  * The .cpuprofile is kept under bench/results/profiles/ (open it in Chrome
  * DevTools or speedscope for the flame graph).
@@ -217,7 +219,7 @@ function compare (a: Profiled, b: Profiled, top: number): void {
 async function main (): Promise<void> {
   const { values } = parseArgs({
     options: {
-      server: { type: 'string', default: 'plugin' },
+      server: { type: 'string' },
       compare: { type: 'boolean', default: false },
       scenarios: { type: 'string' },
       duration: { type: 'string', default: '5' },
@@ -226,9 +228,10 @@ async function main (): Promise<void> {
       'no-pin': { type: 'boolean', default: false }
     }
   })
-  const names = (values.compare === true ? 'plugin,bare' : values.server ?? 'plugin').split(',') as ServerName[]
+  // --compare alone: plugin against bare; with --server a,b: those two
+  const names = (values.server ?? (values.compare === true ? 'plugin,bare' : 'plugin')).split(',') as ServerName[]
   for (const name of names) {
-    if (!['plugin', 'bare', 'official'].includes(name)) throw new Error(`--server: plugin, bare or official, got "${name}"`)
+    if (!['plugin', 'defined', 'bare', 'official', 'official-zod'].includes(name)) throw new Error(`--server: plugin, defined, bare, official or official-zod, got "${name}"`)
   }
   const wanted = values.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name)
   const scenarios = SCENARIOS.filter((s) => wanted.includes(s.name) && names.every((name) => s.servers.includes(name)))

@@ -4,7 +4,7 @@
  */
 import { callTool, SERVER_INFO, TOOLS } from './catalog.js'
 
-export type ServerName = 'plugin' | 'bare' | 'official' | 'defined'
+export type ServerName = 'plugin' | 'bare' | 'official' | 'defined' | 'official-zod'
 export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected' | 'tools/call'
 
 export const MODERN_VERSION = '2026-07-28'
@@ -152,7 +152,8 @@ export const SCENARIOS: readonly Scenario[] = [
       expect(problems, m.result?.resultType === 'complete', 'resultType is not "complete"')
       return problems
     },
-    // plugin: the tool as a raw handler; defined: the same tool from defineTools, arguments validated
-    servers: ['plugin', 'defined', 'bare', 'official']
+    // plugin: the tool as a raw handler; defined: the same tool from defineTools, arguments validated;
+    // official validates with the SDK's JSON Schema validator, official-zod with zod schemas
+    servers: ['plugin', 'defined', 'bare', 'official', 'official-zod']
   }
 ]

@@ -1,17 +1,13 @@
 /**
- * The official stack: `@modelcontextprotocol/fastify` (app with its DNS
- * rebinding hooks) + `@modelcontextprotocol/server` (`createMcpHandler`, one
- * `McpServer` per request as its docs prescribe, stateless legacy fallback).
- *
- * `@modelcontextprotocol/node`'s `toNodeHandler` is not installed, so the
- * route bridges Fastify to the web-standard `fetch` face itself: headers
- * copied, the body Fastify already parsed passed as `parsedBody`, the
- * `Response` written back whole.
+ * The official stack serving the catalogue's tools from their JSON Schemas
+ * (`fromJsonSchema`, validated by the SDK's JSON Schema validator), so its
+ * `tools/list` lists the very schemas the plugin lists. See official-app.ts
+ * for the HTTP face, and official-zod.ts for the same tools written in zod.
  */
-import { createMcpFastifyApp } from '@modelcontextprotocol/fastify'
-import { createMcpHandler, fromJsonSchema, McpServer } from '@modelcontextprotocol/server'
+import { fromJsonSchema, McpServer } from '@modelcontextprotocol/server'
 import { callTool, DISCOVER_HINTS, SERVER_INFO, TOOLS } from '../catalog.js'
 import { serve } from '../child.js'
+import { officialApp } from './official-app.js'
 
 // Schemas converted once, not per request: what a careful user would do.
 const tools = TOOLS.map((tool) => ({ tool, inputSchema: fromJsonSchema<Record<string, unknown>>(tool.inputSchema) }))
@@ -29,20 +25,4 @@ function factory (): McpServer {
   return server
 }
 
-const handler = createMcpHandler(factory)
-
-const app = createMcpFastifyApp()
-app.post('/mcp', async (request, reply) => {
-  const headers = new Headers()
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (typeof value === 'string') headers.set(name, value)
-    else if (Array.isArray(value)) for (const item of value) headers.append(name, item)
-  }
-  const webRequest = new Request(`http://${request.headers.host ?? '127.0.0.1'}${request.url}`, { method: 'POST', headers })
-  const response = await handler.fetch(webRequest, { parsedBody: request.body })
-  reply.code(response.status)
-  response.headers.forEach((value, name) => { reply.header(name, value) })
-  return reply.send(Buffer.from(await response.arrayBuffer()))
-})
-app.addHook('onClose', async () => { await handler.close() })
-await serve(app)
+await serve(officialApp(factory))
