@@ -1,6 +1,6 @@
 /**
  * `filterLists: true`: a list result shows the caller only the tools,
- * prompts and resources whose declared scopes (REQUIRED_SCOPES on the
+ * prompts, resources and resource templates whose declared scopes (REQUIRED_SCOPES on the
  * handler that serves them) the caller's token holds. Such a result depends
  * on the caller, so in the modern era it is marked `cacheScope: "private"`.
  * The call itself is still checked: hiding an item is not the access control.
@@ -10,11 +10,16 @@ import type { JsonObject, ServerModule } from '../capabilities/server-module.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { VerifiedCaller } from './auth-info.js'
 
-/** List method → the array it returns, the handler that serves one item, and the item field that handler is called with. */
-const LISTS: Readonly<Record<string, { items: string, handler: string, key: 'name' | 'uri' }>> = Object.freeze({
+/**
+ * List method → the array it returns, the handler that serves one item, and
+ * the item field its scope requirement is asked with. A template is asked as
+ * `{ uriTemplate }`: the define helpers answer with that template's scopes.
+ */
+const LISTS: Readonly<Record<string, { items: string, handler: string, key: 'name' | 'uri' | 'uriTemplate' }>> = Object.freeze({
   'tools/list': { items: 'tools', handler: 'callTool', key: 'name' },
   'prompts/list': { items: 'prompts', handler: 'getPrompt', key: 'name' },
-  'resources/list': { items: 'resources', handler: 'readResource', key: 'uri' }
+  'resources/list': { items: 'resources', handler: 'readResource', key: 'uri' },
+  'resources/templates/list': { items: 'resourceTemplates', handler: 'readResource', key: 'uriTemplate' }
 })
 
 export const FILTERED_LISTS: ReadonlySet<string> = new Set(Object.keys(LISTS))

@@ -3,7 +3,9 @@
  * function may carry `handler[REQUIRED_SCOPES]`, a function of the request's
  * params returning every scope that call needs beyond the endpoint's own (the
  * define helpers set it from each tool's, prompt's and resource's `scopes`).
- * Authorization enforces it; nothing else reads it.
+ * Authorization enforces it; nothing else reads it. `filterLists` also asks
+ * `readResource`'s requirement with `{ uriTemplate }` for each listed
+ * template (a requirement that does not know the key answers undefined).
  */
 import type { JsonObject } from '../protocol/jsonrpc.js'
 

@@ -202,6 +202,8 @@ export function defineResources<const T extends { [K in keyof T]: unknown }> (re
   const requirement: ScopeRequirement | undefined = anyScopes
     ? (params) => {
         const uri = params.uri
+        // filterLists asks about a listed template by its text
+        if (typeof params.uriTemplate === 'string') return templates.find((t) => t.template.template === params.uriTemplate)?.scopes
         if (typeof uri !== 'string') return undefined
         const known = statics.get(uri)
         if (known !== undefined) return known.scopes

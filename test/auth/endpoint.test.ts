@@ -10,7 +10,7 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { REQUIRED_SCOPES } from '../../lib/capabilities/scopes.js'
-import mcpCapabilities, { type AuthorizationOptions, type HandlerContext, runAsTask } from '../../lib/index.js'
+import mcpCapabilities, { type AuthorizationOptions, defineResources, type HandlerContext, runAsTask } from '../../lib/index.js'
 import { startAuthServer } from '../helpers/auth-server.js'
 import { assertError, mcpClient, MODERN } from '../helpers/mcp-inject.js'
 import { tasksClient } from '../tasks/helpers.js'
@@ -200,6 +200,42 @@ t.test('filterLists: a caller sees only the tools their scopes allow, and the li
   const open = await build(t)
   const all = await mcpClient(t, open).modern('tools/list', {}, { headers: bearer(await token('reader', 'notes:read')) })
   t.strictSame(names(all), ['hello', 'write'])
+})
+
+t.test('filterLists: resources and resource templates a caller cannot read are hidden too', async (t) => {
+  const app = Fastify()
+  await app.register(mcpCapabilities, {
+    server: defineResources({
+      readme: { uri: 'docs://readme', read: () => '# Hi' },
+      secret: { uri: 'docs://secret', scopes: ['notes:write'], read: () => 'shh' },
+      note: {
+        uriTemplate: 'notes://note/{id}',
+        scopes: ['notes:write'],
+        list: () => [{ uri: 'notes://note/1', name: 'note 1' }],
+        read: ({ id }) => `note ${id}`
+      },
+      file: { uriTemplate: 'files://{name}', read: ({ name }) => name }
+    }),
+    serverInfo: { name: 'auth-tests', version: '1.0.0' },
+    authorization: { resource: RESOURCE, authorizationServers: [as.issuer], scopesSupported: ['notes:read', 'notes:write'], filterLists: true }
+  })
+  t.teardown(() => app.close())
+  const mcp = mcpClient(t, app)
+  const reader = bearer(await token('reader', 'notes:read'))
+  const writer = bearer(await token('writer', 'notes:read notes:write'))
+  const uris = (reply: { json: any }): string[] => reply.json.result.resources.map((r: { uri: string }) => r.uri)
+  const templates = (reply: { json: any }): string[] => reply.json.result.resourceTemplates.map((r: { uriTemplate: string }) => r.uriTemplate)
+
+  t.strictSame(uris(await mcp.modern('resources/list', {}, { headers: reader })), ['docs://readme'])
+  t.strictSame(uris(await mcp.modern('resources/list', {}, { headers: writer })), ['docs://readme', 'docs://secret', 'notes://note/1'])
+  const readerTemplates = await mcp.modern('resources/templates/list', {}, { headers: reader })
+  t.strictSame(templates(readerTemplates), ['files://{name}'], 'the scoped template is hidden')
+  t.equal(readerTemplates.json.result.cacheScope, 'private', 'a filtered list is private')
+  t.strictSame(templates(await mcp.modern('resources/templates/list', {}, { headers: writer })), ['notes://note/{id}', 'files://{name}'])
+  const legacy = await mcp.legacy('resources/templates/list', {}, { protocolVersion: '2025-11-25', headers: reader })
+  t.strictSame(templates(legacy), ['files://{name}'], 'legacy lists too')
+  // Hiding is not the access control: the read itself is refused.
+  assertError(t, await mcp.modern('resources/read', { uri: 'notes://note/1' }, { headers: reader }), { status: 403, code: -32600, id: 1, message: /^Forbidden: insufficient scope/ })
 })
 
 t.test('a verifier that fails is 503 with Retry-After, logged, never 401', async (t) => {

@@ -126,6 +126,10 @@ t.test('scopes: getPrompt and readResource carry the scopes each request needs',
   const readScopes = (resources.readResource as unknown as Record<symbol, (p: object) => unknown>)[REQUIRED_SCOPES]
   t.strictSame(readScopes?.({ uri: 'notes://note/7' }), ['notes:read'])
   t.equal(readScopes?.({ uri: 'docs://readme' }), undefined)
+  // filterLists asks about listed templates by their text
+  t.strictSame(readScopes?.({ uriTemplate: 'notes://note/{id}' }), ['notes:read'])
+  t.equal(readScopes?.({ uriTemplate: 'files://{dir}/{name}' }), undefined)
+  t.equal(readScopes?.({ uriTemplate: 'notes://note/{other}' }), undefined, 'only a template it defines')
 })
 
 t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', async (t) => {
