@@ -39,6 +39,7 @@ import type { ProtectedResourceMetadata } from './auth/protected-resource-metada
 import type { LogLevel } from './protocol/log-level.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './scale/answer-router.js'
 import { type EventBus, type McpEvent, MemoryEventBus } from './scale/event-bus.js'
+import { claimParts } from './scale/part-claims.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
 import { callerOf } from './auth/caller.js'
 
@@ -95,6 +96,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
 
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
+  // Given parts belong to this endpoint from here on (checked before anything is built).
+  claimParts({ eventBus: options.eventBus, answerRouter: options.answerRouter })
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
   const state = createEndpointState(options, auth?.filterListOutcome)

@@ -8,7 +8,7 @@
 import http from 'node:http'
 import t from 'tap'
 import Fastify from 'fastify'
-import mcpCapabilities, { type EventBus, type McpEvent, type McpEventListener } from '../../lib/index.js'
+import mcpCapabilities, { type EventBus, type McpEvent, type McpEventListener, MemoryAnswerRouter, MemoryEventBus } from '../../lib/index.js'
 import { listenRequest, modernHeaders, post, SseReader, startApp } from '../streams/helpers.js'
 
 const server = { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) }
@@ -78,4 +78,39 @@ t.test('the default in-memory bus: notify reports the streams it reached', async
   }
   t.equal(app.mcp.notifyToolsChanged(), 2)
   t.equal(app.mcp.notifyPromptsChanged(), 0)
+})
+
+t.test('a part serves one endpoint: a second endpoint given it fails registration, claiming nothing', async (t) => {
+  const bus = new MemoryEventBus()
+  const router = new MemoryAnswerRouter()
+  const first = Fastify()
+  await first.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, eventBus: bus, answerRouter: router })
+  const register = async (parts: Record<string, unknown>): Promise<unknown> => {
+    const app = Fastify()
+    try {
+      await app.register(mcpCapabilities, { server, serverInfo: { name: 'y', version: '1' }, ...parts })
+      await app.ready()
+      return undefined
+    } catch (err) {
+      return err
+    } finally {
+      await app.close()
+    }
+  }
+  t.match(await register({ eventBus: bus }), { code: 'FST_MCP_INVALID_OPTION', message: /"eventBus".*already used by another endpoint/ })
+  t.match(await register({ scale: { answerRouter: router } }), { code: 'FST_MCP_INVALID_OPTION', message: /"answerRouter".*redisScale\(\) once per endpoint/ })
+  // A refused registration claims nothing: the fresh bus it was also given is still free.
+  const fresh = new MemoryEventBus()
+  t.ok(await register({ eventBus: fresh, answerRouter: router }), 'refused for the router')
+  t.equal(await register({ eventBus: fresh }), undefined, 'the bus it was given alongside is still free')
+  // The first endpoint still works with its parts, and they stay its own after it closes.
+  const reply = await first.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'ping' }
+  })
+  t.equal(reply.statusCode, 200)
+  await first.close()
+  t.match(await register({ eventBus: bus }), { code: 'FST_MCP_INVALID_OPTION' }, 'a closed endpoint\'s bus is closed: not reusable either')
 })
