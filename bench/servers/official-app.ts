@@ -1,8 +1,9 @@
 /**
- * The official stack's HTTP face, shared by the `official` and
- * `official-zod` servers: `@modelcontextprotocol/fastify` (app with its DNS
- * rebinding hooks) + `createMcpHandler` (one `McpServer` per request from
- * `factory`, as its docs prescribe, stateless legacy fallback).
+ * The official stack, shared by the `official` and `official-zod` servers,
+ * which differ only in how the catalogue's input schemas are written:
+ * `@modelcontextprotocol/fastify` (app with its DNS rebinding hooks) +
+ * `createMcpHandler` (one `McpServer` per request, as its docs prescribe,
+ * stateless legacy fallback), registering the catalogue's tools.
  *
  * `@modelcontextprotocol/node`'s `toNodeHandler` is not installed, so the
  * route bridges Fastify to the web-standard `fetch` face itself: headers
@@ -10,10 +11,25 @@
  * `Response` written back whole.
  */
 import { createMcpFastifyApp } from '@modelcontextprotocol/fastify'
-import { createMcpHandler, type McpServer } from '@modelcontextprotocol/server'
-import type { FastifyInstance } from 'fastify'
+import { createMcpHandler, McpServer, type StandardSchemaWithJSON } from '@modelcontextprotocol/server'
+import { callTool, DISCOVER_HINTS, SERVER_INFO, type ToolDefinition, TOOLS } from '../catalog.js'
+import { serve } from '../child.js'
 
-export function officialApp (factory: () => McpServer): FastifyInstance {
+/** Serves the catalogue's tools, each validated with the input schema `inputSchemaOf` gives (made once, not per request). */
+export async function serveOfficial (inputSchemaOf: (tool: ToolDefinition) => StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>): Promise<void> {
+  const tools = TOOLS.map((tool) => ({ tool, inputSchema: inputSchemaOf(tool) }))
+  const factory = (): McpServer => {
+    const server = new McpServer({ ...SERVER_INFO }, { cacheHints: { 'server/discover': { ...DISCOVER_HINTS } } })
+    for (const { tool, inputSchema } of tools) {
+      server.registerTool(tool.name, {
+        title: tool.title,
+        description: tool.description,
+        inputSchema,
+        annotations: tool.annotations
+      }, async (args: Record<string, unknown>) => callTool(tool.name, args))
+    }
+    return server
+  }
   const handler = createMcpHandler(factory)
   const app = createMcpFastifyApp()
   app.post('/mcp', async (request, reply) => {
@@ -29,5 +45,5 @@ export function officialApp (factory: () => McpServer): FastifyInstance {
     return reply.send(Buffer.from(await response.arrayBuffer()))
   })
   app.addHook('onClose', async () => { await handler.close() })
-  return app as unknown as FastifyInstance
+  await serve(app)
 }

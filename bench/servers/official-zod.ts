@@ -4,11 +4,8 @@
  * with. Timed on `tools/call` against `defineTools` (TypeBox), the
  * comparison issue 13 asks for. Same HTTP face as `official` (official-app.ts).
  */
-import { McpServer } from '@modelcontextprotocol/server'
 import { z } from 'zod'
-import { callTool, DISCOVER_HINTS, SERVER_INFO, TOOLS } from '../catalog.js'
-import { serve } from '../child.js'
-import { officialApp } from './official-app.js'
+import { serveOfficial } from './official-app.js'
 
 // The catalogue's input schemas in zod, built once (module scope), as a careful user would.
 const SCHEMAS: Record<string, z.ZodObject> = {
@@ -26,23 +23,8 @@ const SCHEMAS: Record<string, z.ZodObject> = {
   add_comment: z.object({ number: z.number().int().min(1), body: z.string().min(1) })
 }
 
-const tools = TOOLS.map((tool) => {
-  const inputSchema = SCHEMAS[tool.name]
-  if (inputSchema === undefined) throw new Error(`no zod schema for ${tool.name}`)
-  return { tool, inputSchema }
+await serveOfficial((tool) => {
+  const schema = SCHEMAS[tool.name]
+  if (schema === undefined) throw new Error(`no zod schema for ${tool.name}`)
+  return schema
 })
-
-function factory (): McpServer {
-  const server = new McpServer({ ...SERVER_INFO }, { cacheHints: { 'server/discover': { ...DISCOVER_HINTS } } })
-  for (const { tool, inputSchema } of tools) {
-    server.registerTool(tool.name, {
-      title: tool.title,
-      description: tool.description,
-      inputSchema,
-      annotations: tool.annotations
-    }, async (args: Record<string, unknown>) => callTool(tool.name, args))
-  }
-  return server
-}
-
-await serve(officialApp(factory))
