@@ -4,21 +4,13 @@ import Fastify from 'fastify'
 import t from 'tap'
 import type { Test as Tap } from 'tap'
 import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
-import { buildApp, fullModule, SERVER_INFO, toolsModule } from '../helpers/mcp-fixtures.js'
+import { buildApp, fullModule, registrationError, SERVER_INFO, toolsModule } from '../helpers/mcp-fixtures.js'
 import { mcpClient } from '../helpers/mcp-inject.js'
 
 /** Registers with `options` and expects the coded error: code, base class, and the option named in the message. */
 async function rejects (t: Parameters<typeof buildApp>[0] & Pick<Tap, 'ok' | 'equal' | 'match'>, options: unknown, code: string, mentions: string | RegExp, typeError = true): Promise<void> {
-  const app = Fastify()
-  t.teardown(() => app.close())
   const label = `${JSON.stringify(options, (_k, v) => typeof v === 'function' ? 'fn' : v)?.slice(0, 100)} -> ${code}`
-  let error: unknown
-  try {
-    await app.register(mcpCapabilities, options as McpCapabilitiesOptions)
-    await app.ready()
-  } catch (err) {
-    error = err
-  }
+  const error = await registrationError(options)
   t.ok(error instanceof Error, `${label}: registration fails`)
   const { code: found, message } = (error ?? {}) as { code?: string, message?: string }
   t.equal(found, code, `${label}: code`)

@@ -88,6 +88,20 @@ export async function buildApp (
   return app
 }
 
+/** Registers the plugin on a fresh app with `options` (as given, nothing added) and returns what registration threw, or undefined. */
+export async function registrationError (options: unknown): Promise<(Error & { code?: string }) | undefined> {
+  const app = Fastify()
+  try {
+    await app.register(mcpCapabilities, options as McpCapabilitiesOptions)
+    await app.ready()
+    return undefined
+  } catch (err) {
+    return err as Error & { code?: string }
+  } finally {
+    await app.close()
+  }
+}
+
 export interface LogRecord {
   level: number
   msg?: string

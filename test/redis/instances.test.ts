@@ -11,6 +11,7 @@ import t, { type Test } from 'tap'
 import { redisScale } from '../../lib/redis/index.js'
 import { MemoryAnswerRouter, MemoryEventBus, type HandlerContext } from '../../lib/index.js'
 import { freePort, startRedisServer } from '../helpers/redis-server.js'
+import { registrationError } from '../helpers/mcp-fixtures.js'
 import { delay, listenRequest, modernHeaders, post, readBody, SseReader, startApp, type TestOptions } from '../streams/helpers.js'
 
 const SECRET = 'a-request-state-secret-shared-by-every-instance'
@@ -165,21 +166,8 @@ t.test('a legacy log level set on one instance applies on the others', async (t)
 })
 
 t.test('registration: a shared part needs requestStateSecret; memory parts do not; bad parts are refused', async (t) => {
-  const Fastify = (await import('fastify')).default
-  const mcp = (await import('../../lib/index.js')).default
   const base = { server, serverInfo: { name: 'x', version: '1' } }
-  const register = async (opts: Record<string, unknown>): Promise<unknown> => {
-    const app = Fastify()
-    try {
-      await app.register(mcp, { ...base, ...opts } as never)
-      await app.ready()
-      return undefined
-    } catch (err) {
-      return err
-    } finally {
-      await app.close()
-    }
-  }
+  const register = (opts: Record<string, unknown>) => registrationError({ ...base, ...opts })
   t.match(await register({ scale: redisScale({ url: redis.url }) }), { code: 'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', message: /event bus/ })
   const { RedisAnswerRouter } = await import('../../lib/redis/index.js')
   t.match(await register({ answerRouter: new RedisAnswerRouter({ url: redis.url }) }), { code: 'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', message: /answer router/ })

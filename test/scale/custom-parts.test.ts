@@ -9,6 +9,7 @@ import http from 'node:http'
 import t from 'tap'
 import Fastify from 'fastify'
 import mcpCapabilities, { type EventBus, type McpEvent, type McpEventListener, MemoryAnswerRouter, MemoryEventBus } from '../../lib/index.js'
+import { registrationError } from '../helpers/mcp-fixtures.js'
 import { listenRequest, modernHeaders, post, SseReader, startApp } from '../streams/helpers.js'
 
 const server = { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) }
@@ -85,18 +86,7 @@ t.test('a part serves one endpoint: a second endpoint given it fails registratio
   const router = new MemoryAnswerRouter()
   const first = Fastify()
   await first.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, eventBus: bus, answerRouter: router })
-  const register = async (parts: Record<string, unknown>): Promise<unknown> => {
-    const app = Fastify()
-    try {
-      await app.register(mcpCapabilities, { server, serverInfo: { name: 'y', version: '1' }, ...parts })
-      await app.ready()
-      return undefined
-    } catch (err) {
-      return err
-    } finally {
-      await app.close()
-    }
-  }
+  const register = (parts: Record<string, unknown>) => registrationError({ server, serverInfo: { name: 'y', version: '1' }, ...parts })
   t.match(await register({ eventBus: bus }), { code: 'FST_MCP_INVALID_OPTION', message: /"eventBus".*already used by another endpoint/ })
   t.match(await register({ scale: { answerRouter: router } }), { code: 'FST_MCP_INVALID_OPTION', message: /"answerRouter".*redisScale\(\) once per endpoint/ })
   // A refused registration claims nothing: the fresh bus it was also given is still free.
