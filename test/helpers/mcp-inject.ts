@@ -5,7 +5,7 @@
  * version the exchange speaks. Plus exact-shape assertions for results and
  * errors, and builders for modern and legacy requests.
  */
-import { request as httpRequest } from 'node:http'
+import { type IncomingHttpHeaders, request as httpRequest } from 'node:http'
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { Test } from 'tap'
 import { isSpecVersion, LEGACY_SPEC_VERSIONS, MODERN_SPEC_VERSION, responseProblems, type SpecVersion } from './spec-schemas.js'
@@ -146,21 +146,33 @@ export async function injectMcp (t: Asserts, app: FastifyInstance, options: Inje
   return checkReply(t, options.payload, requestHeaders, response.statusCode, response.headers, response.body, version)
 }
 
-/** POSTs over real HTTP (for checks that depend on the socket's address), with the response checks. */
-export async function httpPost (t: Asserts, url: string, payload: unknown, headers: Record<string, string>, version?: SpecVersion): Promise<McpReply> {
-  const text = typeof payload === 'string' ? payload : JSON.stringify(payload)
-  const { status, resHeaders, body } = await new Promise<{ status: number, resHeaders: Record<string, unknown>, body: string }>((resolve, reject) => {
-    const req = httpRequest(url, { method: 'POST', headers: { 'content-length': String(Buffer.byteLength(text)), ...headers } }, (res) => {
+export interface RawReply {
+  status: number
+  headers: IncomingHttpHeaders
+  body: string
+}
+
+/** One POST over a real connection (TCP port or Unix socket), the whole response read. */
+export function rawPost (target: { host?: string, port?: number, socketPath?: string }, headers: Record<string, string>, body: string, path = '/mcp', timeoutMs = 10_000): Promise<RawReply> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', ...target, path, method: 'POST', agent: false, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
       const chunks: Buffer[] = []
       res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, resHeaders: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
       res.on('error', reject)
     })
     req.on('error', reject)
-    req.setTimeout(5000, () => req.destroy(new Error('request timed out')))
-    req.end(text)
+    req.setTimeout(timeoutMs, () => req.destroy(new Error('request timed out')))
+    req.end(body)
   })
-  return checkReply(t, payload, headers, status, resHeaders, body, version)
+}
+
+/** POSTs over real HTTP (for checks that depend on the socket's address), with the response checks. */
+export async function httpPost (t: Asserts, url: string, payload: unknown, headers: Record<string, string>, version?: SpecVersion): Promise<McpReply> {
+  const text = typeof payload === 'string' ? payload : JSON.stringify(payload)
+  const { hostname, port, pathname, search } = new URL(url)
+  const reply = await rawPost({ host: hostname, port: port === '' ? 80 : Number(port) }, headers, text, pathname + search, 5000)
+  return checkReply(t, payload, headers, reply.status, reply.headers, reply.body, version)
 }
 
 /** The modern request `_meta`: version, client capabilities and info. */

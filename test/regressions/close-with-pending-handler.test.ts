@@ -8,8 +8,7 @@ import t, { type Test } from 'tap'
 import mcpCapabilities, { type HandlerContext, type McpCapabilitiesOptions } from '../../lib/index.js'
 import { errors } from '../../lib/index.js'
 import { SERVER_INFO } from '../helpers/mcp-fixtures.js'
-import { modernHeaders, modernMeta } from '../helpers/mcp-inject.js'
-import { rawPost } from './helpers.js'
+import { modernHeaders, modernMeta, rawPost } from '../helpers/mcp-inject.js'
 
 function hungServer (entered: () => void, signals: AbortSignal[]) {
   return {

@@ -13,8 +13,7 @@ import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
 import { fullModule, SERVER_INFO } from '../helpers/mcp-fixtures.js'
-import { modernHeaders, modernMeta } from '../helpers/mcp-inject.js'
-import { rawPost } from './helpers.js'
+import { modernHeaders, modernMeta, rawPost } from '../helpers/mcp-inject.js'
 
 const LIST = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: modernMeta() } })
 const HEADERS = { ...modernHeaders('tools/list'), 'content-type': 'application/json' }

@@ -1,10 +1,9 @@
 /**
  * Helpers for the hostile-review regression tests (issue 11): a real
  * garbage collector in the test process (no --expose-gc needed), a heap
- * figure that counts what JavaScript and Buffers hold, and raw HTTP over a
- * socket the test owns.
+ * figure that counts what JavaScript and Buffers hold, and hostile bodies.
+ * (Raw HTTP over a socket the test owns: `rawPost` in test/helpers/mcp-inject.ts.)
  */
-import http, { type IncomingMessage } from 'node:http'
 import { setFlagsFromString } from 'node:v8'
 import { runInNewContext } from 'node:vm'
 
@@ -45,23 +44,3 @@ export function deepJson (depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth)
 }
 
-export interface RawReply {
-  status: number
-  headers: IncomingMessage['headers']
-  body: string
-}
-
-/** One POST over a real connection (TCP port or Unix socket), the whole response read. */
-export function rawPost (target: { port?: number, socketPath?: string }, headers: Record<string, string>, body: string, path = '/mcp'): Promise<RawReply> {
-  return new Promise((resolve, reject) => {
-    const req = http.request({ host: '127.0.0.1', ...target, path, method: 'POST', agent: false, headers: { 'content-length': String(Buffer.byteLength(body)), ...headers } }, (res) => {
-      const chunks: Buffer[] = []
-      res.on('data', (c: Buffer) => chunks.push(c))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }))
-      res.on('error', reject)
-    })
-    req.on('error', reject)
-    req.setTimeout(10_000, () => req.destroy(new Error('request timed out')))
-    req.end(body)
-  })
-}

@@ -9,8 +9,8 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import mcpCapabilities, { errors, type McpCapabilitiesOptions } from '../../lib/index.js'
 import { fullModule, toolsModule, SERVER_INFO } from '../helpers/mcp-fixtures.js'
-import { modernHeaders, modernMeta } from '../helpers/mcp-inject.js'
-import { MB, rawPost, settledBytes } from './helpers.js'
+import { modernHeaders, modernMeta, rawPost } from '../helpers/mcp-inject.js'
+import { MB, settledBytes } from './helpers.js'
 
 const STUCK = 40
 /**
