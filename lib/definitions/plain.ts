@@ -1,8 +1,11 @@
 /**
- * Listed definitions are plain JSON, deeply frozen: TypeBox's symbol keys
- * (`Kind`, `Optional`, ...) never reach a client, and a frozen list is one the
- * endpoint serialises once and serves as prepared bytes (lib/frozen-json.ts).
+ * Listed definitions are plain JSON, valid per the spec, deeply frozen:
+ * TypeBox's symbol keys (`Kind`, `Optional`, ...) never reach a client, and a
+ * frozen list is one the endpoint serialises once and serves as prepared
+ * bytes (lib/response/frozen-json.ts).
  */
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 
 export function deepFreeze<T> (value: T): T {
@@ -54,4 +57,12 @@ export function checkScopes (value: unknown, where: string): readonly string[] |
     throw new FST_MCP_INVALID_DEFINITION(where, '"scopes" must be an array of scope names (non-empty strings without spaces)')
   }
   return value.length === 0 ? undefined : Object.freeze([...new Set(value as string[])])
+}
+
+/** A listed item must match its spec schema (`Tool`, `Prompt`, ...): the first mismatch is named at definition time. */
+export function checkListed (schema: TSchema, value: unknown, where: string, what: string): void {
+  if (!Value.Check(schema, value)) {
+    const first = [...Value.Errors(schema, value)][0]
+    throw new FST_MCP_INVALID_DEFINITION(where, `not a valid ${what}: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
+  }
 }

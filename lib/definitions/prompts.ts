@@ -7,13 +7,12 @@
  */
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
 import { compileValidator, type Validator } from './validation.js'
@@ -107,10 +106,7 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
     const args = listedArguments(schema, `${where} (arguments)`)
     if (args.length > 0) prompt.arguments = args
     copyFields(definition as Record<string, unknown>, prompt, ['icons', '_meta'], where)
-    if (!Value.Check(Prompt, prompt)) {
-      const first = [...Value.Errors(Prompt, prompt)][0]
-      throw new FST_MCP_INVALID_DEFINITION(where, `not a valid Prompt: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
-    }
+    checkListed(Prompt, prompt, where, 'Prompt')
     if (definition.complete !== undefined) {
       if (!isPlainObject(definition.complete)) throw new FST_MCP_INVALID_DEFINITION(where, '"complete" must be an object of completers by argument name')
       const own: Record<string, Completer> = Object.create(null)

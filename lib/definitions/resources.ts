@@ -5,12 +5,11 @@
  * `listResourceTemplates` and `readResource`; an unknown URI answers the
  * era's "resource not found"; variable completers feed `completion/complete`.
  */
-import { Value } from '@sinclair/typebox/value'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
+import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
 import { isThenable } from './thenable.js'
@@ -83,13 +82,6 @@ interface CompiledTemplate {
 
 const DESCRIPTIVE = ['title', 'description', 'mimeType'] as const
 const EXTRA = ['annotations', 'icons', '_meta'] as const
-
-function checkListed (schema: typeof Resource | typeof ResourceTemplate, value: unknown, where: string, what: string): void {
-  if (!Value.Check(schema, value)) {
-    const first = [...Value.Errors(schema, value)][0]
-    throw new FST_MCP_INVALID_DEFINITION(where, `not a valid ${what}: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
-  }
-}
 
 function contentsOf (value: ReadReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
   if (typeof value !== 'string') return value

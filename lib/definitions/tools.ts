@@ -6,12 +6,11 @@
  */
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
-import { Value } from '@sinclair/typebox/value'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
 import { compileValidator, type Validator } from './validation.js'
@@ -98,10 +97,7 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
   const output = definition.output as TObject | undefined
   if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
   copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
-  if (!Value.Check(Tool, tool)) {
-    const first = [...Value.Errors(Tool, tool)][0]
-    throw new FST_MCP_INVALID_DEFINITION(where, `not a valid Tool: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
-  }
+  checkListed(Tool, tool, where, 'Tool')
   return {
     tool: tool as Tool,
     compiled: {
