@@ -18,8 +18,15 @@ const ASKING = { capabilities: { ...TASKS_CAPS, elicitation: {} } }
 const TERMINAL = ['completed', 'failed', 'cancelled']
 
 let n = 0
-/** Two endpoints, each with its own connection to the same Redis and key prefix. */
-async function twoInstances (t: any, taskOptions: Record<string, unknown> = {}): Promise<{ a: FastifyInstance, b: FastifyInstance, probeA: Probe }> {
+/**
+ * Two endpoints, each with its own connection to the same Redis and key
+ * prefix: by default sharing only the task store, or the parts `shared` gives.
+ */
+async function twoInstances (
+  t: any,
+  taskOptions: Record<string, unknown> = {},
+  shared = (prefix: string): Record<string, unknown> => ({ taskOptions: { ...taskOptions, store: redisTaskStore({ url: server.url, prefix }) } })
+): Promise<{ a: FastifyInstance, b: FastifyInstance, probeA: Probe }> {
   const prefix = `inst${++n}:`
   const probeA = newProbe()
   const make = (probe: Probe): Promise<FastifyInstance> => buildApp(t, {
@@ -27,7 +34,7 @@ async function twoInstances (t: any, taskOptions: Record<string, unknown> = {}):
     tasks: true,
     // Shared state needs a shared requestState key (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
     requestStateSecret: 'tasks-instances-request-state-secret-0123456789',
-    taskOptions: { ...taskOptions, store: redisTaskStore({ url: server.url, prefix }) }
+    ...shared(prefix)
   })
   return { a: await make(probeA), b: await make(newProbe()), probeA }
 }
@@ -129,16 +136,7 @@ t.test('Redis lost while serving: task requests answer -32603 at once; Redis bac
 })
 
 t.test('with the shared event bus too (redisScale), answers and cancellations reach the work at once, not at the next resync', async (t) => {
-  const prefix = `bus${++n}:`
-  const probeA = newProbe()
-  const make = (probe: Probe): Promise<FastifyInstance> => buildApp(t, {
-    server: tasksModule(probe),
-    tasks: true,
-    requestStateSecret: 'tasks-instances-request-state-secret-0123456789',
-    scale: redisScale({ url: server.url, prefix })
-  })
-  const a = await make(probeA)
-  const b = await make(newProbe())
+  const { a, b, probeA } = await twoInstances(t, {}, (prefix) => ({ scale: redisScale({ url: server.url, prefix }) }))
   const viaA = tasksClient(t, a)
   const viaB = tasksClient(t, b)
 
