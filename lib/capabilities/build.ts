@@ -71,14 +71,8 @@ export interface LegacyServerCapabilities {
   readonly experimental?: Readonly<Record<string, Readonly<JsonObject>>>
 }
 
-/** The general shape of a modern (2026-07-28) `ServerCapabilities`. */
-export interface ModernServerCapabilities {
-  readonly tools?: { readonly listChanged: boolean }
-  readonly resources?: { readonly listChanged: boolean, readonly subscribe?: boolean }
-  readonly prompts?: { readonly listChanged: boolean }
-  readonly completions?: Readonly<JsonObject>
-  readonly logging?: Readonly<JsonObject>
-  readonly experimental?: Readonly<Record<string, Readonly<JsonObject>>>
+/** The general shape of a modern (2026-07-28) `ServerCapabilities`: the legacy fields, plus `extensions`. */
+export interface ModernServerCapabilities extends LegacyServerCapabilities {
   readonly extensions?: Readonly<Record<string, Readonly<JsonObject>>>
 }
 
