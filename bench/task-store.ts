@@ -17,8 +17,8 @@
 import Fastify from 'fastify'
 import { Redis } from 'ioredis'
 import { mcpCapabilities, runAsTask, TASKS_EXTENSION } from '../lib/index.js'
-import { redisTaskStore } from '../lib/redis/task-store.js'
-import { MemoryTaskStore, type TaskLimits, type TaskStore } from '../lib/scale/task-store.js'
+import { redisTaskStore } from '../lib/redis/redis-task-store.js'
+import { MemoryTaskStore, type TaskLimits, type TaskStore } from '../lib/parts/task-store.js'
 import { startRedisServer } from '../test/helpers/redis-server.js'
 
 const OPS = Number(process.env.OPS ?? 5000)

@@ -6,8 +6,8 @@ export default mcpCapabilities
 export type { McpCapabilitiesOptions, McpDecorator } from './plugin.js'
 export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerRequest } from './options.js'
 
-export { buildCapabilities, TASKS_EXTENSION } from './capabilities/build.js'
-export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './capabilities/build.js'
+export { buildCapabilities, TASKS_EXTENSION } from './server-module/capabilities.js'
+export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'
 export { McpError, ErrorCode, resourceNotFound } from './protocol/mcp-error.js'
 export { defineTools, toolError } from './definitions/tools.js'
 export type { DefinedTools, ToolDefinition, ToolArguments, ToolError, ToolReturn } from './definitions/tools.js'
@@ -65,10 +65,10 @@ export type {
   ListRootsResult,
   Root,
   SamplingMessage
-} from './protocol/client-requests.js'
+} from './protocol/client-request-wire.js'
 export type { Era, HandlerName } from './protocol/methods.js'
 export type { JsonObject } from './protocol/jsonrpc.js'
-export type { ServerModule, CapabilitiesOption, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './capabilities/server-module.js'
+export type { ServerModule, CapabilitiesOption, AnyServerModule, HandlerSignatures, TaskCreatedResult, Handler, HandlerContext, CapabilitiesDeclaration, ClientInfo } from './server-module/contract.js'
 export { MODERN_VERSIONS, LEGACY_VERSIONS } from './protocol/versions.js'
 export { LOG_LEVELS } from './protocol/log-level.js'
 export type { LogLevel } from './protocol/log-level.js'
@@ -77,7 +77,7 @@ export type { ParamHeaderMode, ListenOptions } from './options.js'
 export { canRunAsTask, runAsTask } from './tasks/service.js'
 export type { RunAsTaskOptions, TaskOwner } from './tasks/service.js'
 export type { TaskOptions } from './options.js'
-export { MemoryTaskStore } from './scale/task-store.js'
+export { MemoryTaskStore } from './parts/task-store.js'
 export type {
   AnswerOutcome,
   AskOutcome,
@@ -90,21 +90,21 @@ export type {
   TaskStatus,
   TaskStore,
   TaskStoreFactory
-} from './scale/task-store.js'
+} from './parts/task-store.js'
 export type { AuthorizationOptions, AccessTokenVerifier, JwtOptions } from './auth/authorization-options.js'
-export type { AuthInfo } from './capabilities/auth-info.js'
-export type { VerifiedAccessToken } from './auth/auth-info.js'
-export { authInfoOf, InvalidTokenError } from './auth/auth-info.js'
+export type { AuthInfo } from './server-module/auth-info.js'
+export type { VerifiedAccessToken } from './auth/verified-token.js'
+export { authInfoOf, InvalidTokenError } from './auth/verified-token.js'
 export type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
-export { REQUIRED_SCOPES } from './capabilities/scopes.js'
-export type { ScopeRequirement } from './capabilities/scopes.js'
+export { REQUIRED_SCOPES } from './server-module/scopes.js'
+export type { ScopeRequirement } from './server-module/scopes.js'
 export * as errors from './errors.js'
 export type { CodedErrorConstructor } from './errors.js'
 export * as schemas from './protocol/schemas.js'
 export { parseDiscoverResult, parseImplementation } from './protocol/discover-result.js'
 export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerIcon } from './protocol/discover-result.js'
-export { MemoryEventBus, isMcpEvent } from './scale/event-bus.js'
-export type { EventBus, McpEvent, McpEventListener, ListName } from './scale/event-bus.js'
-export { MemoryAnswerRouter } from './scale/answer-router.js'
-export type { AnswerRouter, AnswerReceiver } from './scale/answer-router.js'
+export { MemoryEventBus, isMcpEvent } from './parts/event-bus.js'
+export type { EventBus, McpEvent, McpEventListener, ListName } from './parts/event-bus.js'
+export { MemoryAnswerRouter } from './parts/answer-router.js'
+export type { AnswerRouter, AnswerReceiver } from './parts/answer-router.js'
 export type { ScaleOptions } from './options.js'

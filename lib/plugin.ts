@@ -6,7 +6,7 @@
  * their final response and end before the server stops (`preClose`).
  *
  * What instances behind a load balancer must share goes through pluggable
- * parts (lib/scale/), in memory by default: `notify*()` publish on the event
+ * parts (lib/parts/), in memory by default: `notify*()` publish on the event
  * bus and this endpoint's listen streams hear what the bus delivers, from
  * any instance; legacy answers that land here for another instance's
  * request go through the answer router. Shared parts are awaited at
@@ -15,16 +15,16 @@
 import type { FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import fp from 'fastify-plugin'
 import { installJsonParser } from './endpoint/body-parser.js'
-import type { LegacyServerCapabilities, ModernServerCapabilities } from './capabilities/build.js'
+import type { LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'
 import { createEndpointState } from './endpoint/state.js'
 import { sendAccepted, sendError } from './response/reply.js'
 import { endpointErrorHandler } from './endpoint/error-handler.js'
 import { FST_MCP_ALREADY_REGISTERED, FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE } from './errors.js'
-import { checkServerModule } from './capabilities/module-check.js'
+import { checkServerModule } from './server-module/module-check.js'
 import { classifyMessage, type JsonRpcMessage, type RequestId } from './protocol/jsonrpc.js'
-import { createLegacyHandler, type LegacyLogging } from './endpoint/legacy.js'
+import { createLegacyHandler, type LegacyLogging } from './endpoint/legacy-era.js'
 import { ErrorCode } from './protocol/mcp-error.js'
-import { createModernHandler, isModernRequest } from './endpoint/modern.js'
+import { createModernHandler, isModernRequest } from './endpoint/modern-era.js'
 import { META_PROTOCOL_VERSION } from './protocol/meta.js'
 import { type DeploymentEra, type McpCapabilitiesOptions, resolveOptions, type ServerInfo } from './options.js'
 import { PendingRequests } from './input/pending-requests.js'
@@ -37,9 +37,9 @@ import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { redactingLoggerFactory } from './endpoint/log-redaction.js'
 import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
 import type { LogLevel } from './protocol/log-level.js'
-import { type AnswerRouter, MemoryAnswerRouter } from './scale/answer-router.js'
-import { type EventBus, type McpEvent, MemoryEventBus } from './scale/event-bus.js'
-import { claimParts } from './scale/part-claims.js'
+import { type AnswerRouter, MemoryAnswerRouter } from './parts/answer-router.js'
+import { type EventBus, type McpEvent, MemoryEventBus } from './parts/event-bus.js'
+import { claimParts } from './parts/claims.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
 import { callerOf } from './auth/caller.js'
 

@@ -10,7 +10,7 @@
  * unadvertised.
  */
 import t from 'tap'
-import { buildCapabilities, TASKS_EXTENSION } from '../lib/capabilities/build.js'
+import { buildCapabilities, TASKS_EXTENSION } from '../lib/server-module/capabilities.js'
 import { type CapabilityName, type Era, type HandlerName, METHOD_ROUTES, REQUIRED_HANDLERS } from '../lib/protocol/methods.js'
 import { specValidator } from './helpers/spec-schema.js'
 

@@ -5,7 +5,7 @@
  */
 import Fastify from 'fastify'
 import t from 'tap'
-import { checkServerModule, probableHandler } from '../lib/capabilities/module-check.js'
+import { checkServerModule, probableHandler } from '../lib/server-module/module-check.js'
 import mcpCapabilities from '../lib/index.js'
 import { serve } from './definitions/helpers.js'
 

@@ -3,7 +3,7 @@
  * plus its coded errors, class instances, freezing and determinism.
  */
 import t, { type Test } from 'tap'
-import { buildCapabilities, TASKS_EXTENSION } from '../lib/capabilities/build.js'
+import { buildCapabilities, TASKS_EXTENSION } from '../lib/server-module/capabilities.js'
 import { specValidator } from './helpers/spec-schema.js'
 
 const fn = (): void => {}

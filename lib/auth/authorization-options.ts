@@ -7,7 +7,7 @@
  */
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
-import type { VerifiedAccessToken } from './auth-info.js'
+import type { VerifiedAccessToken } from './verified-token.js'
 import { isScopeToken } from './challenge.js'
 import { isSecureOrLoopback } from './issuer-metadata.js'
 import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-settings.js'

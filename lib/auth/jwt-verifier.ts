@@ -9,7 +9,7 @@
  * `jose` is an optional peer dependency, loaded only when this verifier is
  * used (see plugin registration).
  */
-import { InvalidTokenError, scopesFromClaim, type VerifiedAccessToken, VerifierUnavailableError } from './auth-info.js'
+import { InvalidTokenError, scopesFromClaim, type VerifiedAccessToken, VerifierUnavailableError } from './verified-token.js'
 import { discoverJwksUri } from './issuer-metadata.js'
 import type { JwtSettings } from './jwt-settings.js'
 

@@ -5,10 +5,10 @@
  * on the caller, so in the modern era it is marked `cacheScope: "private"`.
  * The call itself is still checked: hiding an item is not the access control.
  */
-import { scopesRequired } from '../capabilities/scopes.js'
-import type { JsonObject, ServerModule } from '../capabilities/server-module.js'
+import { scopesRequired } from '../server-module/scopes.js'
+import type { JsonObject, ServerModule } from '../server-module/contract.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
-import type { VerifiedCaller } from './auth-info.js'
+import type { VerifiedCaller } from './verified-token.js'
 
 /**
  * List method → the array it returns, the handler that serves one item, and

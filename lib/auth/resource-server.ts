@@ -16,7 +16,7 @@ import {
   type VerifiedAccessToken,
   type VerifiedCaller,
   VerifierUnavailableError
-} from './auth-info.js'
+} from './verified-token.js'
 import type { ResolvedAuthorization } from './authorization-options.js'
 import { bearerCandidate, isB64Token } from './bearer-token.js'
 import { bearerChallenge } from './challenge.js'

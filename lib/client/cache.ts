@@ -5,7 +5,7 @@
  * URL, `public` ones by the URL alone; concurrent misses for the same key
  * share one request; least-recently-used entries go first when full.
  */
-import { DiscoverAbortError } from './errors.js'
+import { DiscoverAbortError } from './discover-errors.js'
 import { credentialKey, DEFAULT_CREDENTIAL_HEADERS } from './credential.js'
 import { discover, normalizeUrl } from './discover.js'
 import type { Discovery, DiscoverOptions } from './discover.js'

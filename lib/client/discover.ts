@@ -15,11 +15,11 @@ import {
   DiscoverJsonRpcError,
   DiscoverNetworkError,
   DiscoverTimeoutError
-} from './errors.js'
+} from './discover-errors.js'
 import { exchange, newRequestId } from './exchange.js'
 import type { FetchLike } from './exchange.js'
-import { initialize } from './legacy.js'
-import type { LegacyInitializeResult } from './legacy.js'
+import { initialize } from './initialize-probe.js'
+import type { LegacyInitializeResult } from './initialize-probe.js'
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024

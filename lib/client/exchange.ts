@@ -2,8 +2,8 @@
  * One Streamable HTTP exchange: POST a JSON-RPC message, read the answer as
  * JSON or as an SSE stream, and pick out the JSON-RPC response to it.
  */
-import { DiscoverHttpError } from './errors.js'
-import { readSseResponse, SseTooLargeError } from './sse.js'
+import { DiscoverHttpError } from './discover-errors.js'
+import { readSseResponse, SseTooLargeError } from './sse-reader.js'
 
 export type FetchLike = (url: string, init: RequestInit) => Promise<Response>
 

@@ -6,7 +6,7 @@ export { discover, DEFAULT_TIMEOUT_MS, DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_CLIEN
 export type { Discovery, DiscoveryCommon, ModernDiscovery, LegacyDiscovery, DiscoverOptions, ModernReason, LegacyReason } from './discover.js'
 export { DiscoverCache, DEFAULT_MAX_ENTRIES } from './cache.js'
 export type { DiscoverCacheOptions } from './cache.js'
-export type { LegacyInitializeResult } from './legacy.js'
+export type { LegacyInitializeResult } from './initialize-probe.js'
 export type { FetchLike } from './exchange.js'
 export { DEFAULT_CREDENTIAL_HEADERS } from './credential.js'
 export {
@@ -17,9 +17,9 @@ export {
   DiscoverHttpError,
   DiscoverJsonRpcError,
   DiscoverInvalidResultError
-} from './errors.js'
-export type { DiscoverErrorKind } from './errors.js'
+} from './discover-errors.js'
+export type { DiscoverErrorKind } from './discover-errors.js'
 export { parseDiscoverResult } from '../protocol/discover-result.js'
 export type { ParsedDiscoverResult, DiscoverResultParse, DiscoverResultError, ServerInfo, ServerIcon, CacheScope } from '../protocol/discover-result.js'
-export { sseEvents } from './sse.js'
-export type { SseEvent } from './sse.js'
+export { sseEvents } from './sse-reader.js'
+export type { SseEvent } from './sse-reader.js'

@@ -6,7 +6,7 @@
  * results into one module completes both kinds of reference.
  */
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import type { HandlerContext } from '../capabilities/server-module.js'
+import type { HandlerContext } from '../server-module/contract.js'
 import type { CompleteParams, CompleteResult } from '../protocol/schemas.js'
 
 /** Most values one completion result may carry (the spec's limit). */

@@ -1,8 +1,8 @@
 /**
  * Marks the handlers the define helpers return with the scopes each call
- * needs (the per-handler contract of lib/capabilities/scopes.ts).
+ * needs (the per-handler contract of lib/server-module/scopes.ts).
  */
-import { REQUIRED_SCOPES, type ScopeRequirement } from '../capabilities/scopes.js'
+import { REQUIRED_SCOPES, type ScopeRequirement } from '../server-module/scopes.js'
 
 export type { ScopeRequirement }
 

@@ -6,7 +6,7 @@
  * era's "resource not found"; variable completers feed `completion/complete`.
  */
 import type { Icon } from '../protocol/schemas.js'
-import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
+import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'

@@ -8,7 +8,7 @@ import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
-import type { HandlerContext, JsonObject } from '../capabilities/server-module.js'
+import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
@@ -55,7 +55,7 @@ export interface ToolDefinition<I = TObject, O = unknown> {
   annotations?: ToolAnnotations
   icons?: Icon[]
   _meta?: JsonObject
-  /** Scopes a caller needs for this tool, beyond the endpoint's (see lib/capabilities/scopes.ts). */
+  /** Scopes a caller needs for this tool, beyond the endpoint's (see lib/server-module/scopes.ts). */
   scopes?: string[]
   handler: (args: ToolArguments<I>, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>
 }

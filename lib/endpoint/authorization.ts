@@ -10,13 +10,13 @@
  * before the body is parsed, so it carries no id; a 403 echoes the id.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { setVerifiedCaller, verifiedCallerOf } from '../auth/auth-info.js'
+import { setVerifiedCaller, verifiedCallerOf } from '../auth/verified-token.js'
 import type { ResolvedAuthorization } from '../auth/authorization-options.js'
 import { setCaller } from '../auth/caller.js'
 import { FILTERED_LISTS, filterList } from '../auth/list-filter.js'
 import { type AuthRejection, type AuthVerdict, isRejection, ResourceServer, RETRY_AFTER_SEC, type TokenVerifier } from '../auth/resource-server.js'
-import { scopesRequired } from '../capabilities/scopes.js'
-import type { JsonObject, ServerModule } from '../capabilities/server-module.js'
+import { scopesRequired } from '../server-module/scopes.js'
+import type { JsonObject, ServerModule } from '../server-module/contract.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'

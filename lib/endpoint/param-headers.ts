@@ -27,7 +27,7 @@ import { ErrorCode } from '../protocol/mcp-error.js'
 import { METHOD_ROUTES } from '../protocol/methods.js'
 import { decodeHeaderValue } from './request-headers.js'
 import type { ParamHeaderMode } from '../options.js'
-import type { HandlerContext, JsonObject, AnyServerModule } from '../capabilities/server-module.js'
+import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import { describe, quote } from '../protocol/describe.js'
 
 

@@ -2,7 +2,7 @@
  * Everything the endpoint computes once at registration: the capability
  * objects of both eras and which eras are served.
  */
-import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../capabilities/build.js'
+import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../server-module/capabilities.js'
 import type { CapabilityName } from '../protocol/methods.js'
 import type { ResolvedOptions } from '../options.js'
 import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'

@@ -9,7 +9,7 @@ import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { MethodRoute } from '../protocol/methods.js'
-import type { HandlerContext, JsonObject, AnyServerModule } from '../capabilities/server-module.js'
+import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import type { ResultCheck } from './result-validation.js'
 
 export type Outcome =

@@ -3,16 +3,16 @@
  * signal is only wired to the socket when a handler asks for it.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
-import type { ClientRequestMethod, ClientRequestOptions } from '../protocol/client-requests.js'
+import type { ClientRequestMethod, ClientRequestOptions } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { type ClientRequests, unavailable } from '../input/client-requests.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import type { RequestStream } from '../streams/request-stream.js'
-import type { ClientInfo, HandlerContext, JsonObject } from '../capabilities/server-module.js'
-import type { AuthInfo } from '../capabilities/auth-info.js'
-import { authInfoOf } from '../auth/auth-info.js'
+import type { ClientInfo, HandlerContext, JsonObject } from '../server-module/contract.js'
+import type { AuthInfo } from '../server-module/auth-info.js'
+import { authInfoOf } from '../auth/verified-token.js'
 
 export class RequestContext extends ClientAsking implements HandlerContext {
   readonly request: FastifyRequest

@@ -12,7 +12,7 @@ import type {
   ElicitParams,
   ElicitResult,
   ListRootsResult
-} from '../protocol/client-requests.js'
+} from '../protocol/client-request-wire.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 
 export abstract class ClientAsking {

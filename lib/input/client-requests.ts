@@ -18,7 +18,7 @@ import {
   type InputRequest,
   type InputRequiredResult,
   missingCapability
-} from '../protocol/client-requests.js'
+} from '../protocol/client-request-wire.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 

@@ -17,7 +17,7 @@
  * serve the retry.
  */
 import { quote } from '../protocol/describe.js'
-import { type ClientRequestMethod, type ClientRequestOptions, answerProblem } from '../protocol/client-requests.js'
+import { type ClientRequestMethod, type ClientRequestOptions, answerProblem } from '../protocol/client-request-wire.js'
 import { type ClientRequests, InputRequiredSignal, rejected, requireCapabilityFor } from './client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'

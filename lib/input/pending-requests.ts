@@ -3,7 +3,7 @@
  * request goes out on the SSE response of the client's POST; the client POSTs
  * its JSON-RPC response back as a separate HTTP request, which the endpoint
  * hands to `settle`. The requests wait in this process's memory; behind a
- * load balancer the endpoint's answer router (lib/scale/answer-router.ts)
+ * load balancer the endpoint's answer router (lib/parts/answer-router.ts)
  * carries an answer that lands on another instance back here. Ids come from
  * that router (random UUIDs by default): they cannot be guessed and never
  * collide across processes. Each request belongs to the caller it was asked

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ServerResponse } from 'node:http'
-import { answerProblem, type ClientRequestMethod } from '../protocol/client-requests.js'
+import { answerProblem, type ClientRequestMethod } from '../protocol/client-request-wire.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { RequestStream } from '../streams/request-stream.js'

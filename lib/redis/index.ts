@@ -16,21 +16,21 @@
  * by its parts; the endpoint closes them when the app closes. Each part can
  * also be built and given alone.
  */
-import type { AnswerRouter } from '../scale/answer-router.js'
-import type { EventBus } from '../scale/event-bus.js'
-import type { TaskStoreFactory } from '../scale/task-store.js'
-import { RedisAnswerRouter } from './answer-router.js'
-import { RedisConnection, type RedisConnectionOptions } from './connection.js'
-import { RedisEventBus } from './event-bus.js'
-import { redisTaskStore } from './task-store.js'
+import type { AnswerRouter } from '../parts/answer-router.js'
+import type { EventBus } from '../parts/event-bus.js'
+import type { TaskStoreFactory } from '../parts/task-store.js'
+import { RedisAnswerRouter } from './redis-answer-router.js'
+import { RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
+import { RedisEventBus } from './redis-event-bus.js'
+import { redisTaskStore } from './redis-task-store.js'
 
-export { RedisAnswerRouter } from './answer-router.js'
+export { RedisAnswerRouter } from './redis-answer-router.js'
 export {
   DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX,
   RedisConnection, type RedisConnectionOptions, type MessageHandler, RedisUnavailableError
-} from './connection.js'
-export { RedisEventBus } from './event-bus.js'
-export { RedisTaskStore, redisTaskStore } from './task-store.js'
+} from './redis-connection.js'
+export { RedisEventBus } from './redis-event-bus.js'
+export { RedisTaskStore, redisTaskStore } from './redis-task-store.js'
 
 /** What the `scale` option takes: every shared part at once. */
 export interface RedisScale {

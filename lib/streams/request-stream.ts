@@ -9,7 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { sendJson } from '../response/reply.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { isAtLeast, isLogLevel, type LogLevel } from '../protocol/log-level.js'
-import { SseStream } from './sse.js'
+import { SseStream } from './sse-writer.js'
 
 export interface RequestStreamOptions {
   /** `params._meta.progressToken` of the request, when it asked for progress. */

@@ -6,7 +6,7 @@
  * id as `_meta["io.modelcontextprotocol/subscriptionId"]`.
  *
  * The registry only writes to this process's streams; changes reach it
- * through the endpoint's event bus (lib/scale/event-bus.ts), so a change made
+ * through the endpoint's event bus (lib/parts/event-bus.ts), so a change made
  * on any instance sharing the bus is heard here.
  *
  * One shared, unref'd timer writes keep-alive comments to streams that were
@@ -15,13 +15,13 @@
  * and ends.
  */
 import type { FastifyReply } from 'fastify'
-import { type ModernServerCapabilities, TASKS_EXTENSION } from '../capabilities/build.js'
+import { type ModernServerCapabilities, TASKS_EXTENSION } from '../server-module/capabilities.js'
 import { SERVER_INFO_META } from '../protocol/meta.js'
 import { sendError } from '../response/reply.js'
 import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Implementation as ServerInfo } from '../protocol/schemas.js'
-import { MAX_BUFFERED_BYTES, SseStream } from './sse.js'
+import { MAX_BUFFERED_BYTES, SseStream } from './sse-writer.js'
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
 

@@ -24,7 +24,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
-import { isTerminal, type TaskStore } from '../scale/task-store.js'
+import { isTerminal, type TaskStore } from '../parts/task-store.js'
 
 /** How often work running here re-reads its records from a shared store. */
 export const RESYNC_MS = 2000

@@ -8,7 +8,7 @@ import type { FastifyInstance, InjectOptions } from 'fastify'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import { deriveParamHeaders, type ParamHeader } from '../endpoint/param-headers.js'
-import type { JsonObject } from '../capabilities/server-module.js'
+import type { JsonObject } from '../server-module/contract.js'
 import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../protocol/versions.js'
 import type {
   CallToolResult,

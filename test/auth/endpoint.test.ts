@@ -9,7 +9,7 @@
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import { REQUIRED_SCOPES } from '../../lib/capabilities/scopes.js'
+import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
 import mcpCapabilities, { type AuthorizationOptions, defineResources, type HandlerContext, runAsTask } from '../../lib/index.js'
 import { startAuthServer } from '../helpers/auth-server.js'
 import { assertError, mcpClient, MODERN } from '../helpers/mcp-inject.js'

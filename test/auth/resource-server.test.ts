@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify'
 import * as jose from 'jose'
 import t, { type Test } from 'tap'
-import { InvalidTokenError } from '../../lib/auth/auth-info.js'
+import { InvalidTokenError } from '../../lib/auth/verified-token.js'
 import { type AuthorizationOptions, resolveAuthorization } from '../../lib/auth/authorization-options.js'
 import { createJwtVerifier } from '../../lib/auth/jwt-verifier.js'
 import { type AuthVerdict, isRejection, ResourceServer, type TokenVerifier } from '../../lib/auth/resource-server.js'

@@ -11,7 +11,7 @@
 import { Client, ClientCredentialsProvider, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t from 'tap'
-import { REQUIRED_SCOPES } from '../../lib/capabilities/scopes.js'
+import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
 import mcpCapabilities, { type HandlerContext } from '../../lib/index.js'
 import { startAuthServer } from '../helpers/auth-server.js'
 import { freePort } from '../helpers/server-process.js'

@@ -1,7 +1,7 @@
 import t from 'tap'
 import fc from 'fast-check'
-import { sseEvents, readSseResponse, SseTooLargeError } from '../../lib/client/sse.js'
-import type { SseEvent } from '../../lib/client/sse.js'
+import { sseEvents, readSseResponse, SseTooLargeError } from '../../lib/client/sse-reader.js'
+import type { SseEvent } from '../../lib/client/sse-reader.js'
 
 /** A stream that delivers `text` in the given chunk sizes (the rest in one chunk). */
 function streamOf (text: string, cuts: number[] = []): ReadableStream<Uint8Array> {

@@ -3,7 +3,7 @@ import Fastify, { type FastifyInstance } from 'fastify'
 import { Writable } from 'node:stream'
 import type { Test } from 'tap'
 import mcpCapabilities from '../../lib/index.js'
-import type { ServerModule } from '../../lib/capabilities/server-module.js'
+import type { ServerModule } from '../../lib/server-module/contract.js'
 
 export interface LoggedApp {
   app: FastifyInstance

@@ -7,7 +7,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { defineTools, toolError } from '../../lib/definitions/tools.js'
-import { REQUIRED_SCOPES } from '../../lib/capabilities/scopes.js'
+import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
 import { specValidator } from '../helpers/spec-schemas.js'
 import { hasNoSymbols, isDeeplyFrozen, serve } from './helpers.js'

@@ -6,7 +6,7 @@
  */
 import t from 'tap'
 import { RedisAnswerRouter, RedisConnection, RedisUnavailableError } from '../../lib/redis/index.js'
-import { MemoryAnswerRouter } from '../../lib/scale/answer-router.js'
+import { MemoryAnswerRouter } from '../../lib/parts/answer-router.js'
 import type { JsonObject } from '../../lib/protocol/jsonrpc.js'
 import { startRedisServer } from '../helpers/redis-server.js'
 

@@ -8,7 +8,7 @@
 import { Redis } from 'ioredis'
 import t, { type Test } from 'tap'
 import { RedisConnection, RedisEventBus, RedisUnavailableError } from '../../lib/redis/index.js'
-import type { McpEvent } from '../../lib/scale/event-bus.js'
+import type { McpEvent } from '../../lib/parts/event-bus.js'
 import { freePort, startRedisServer } from '../helpers/redis-server.js'
 
 const TOOLS: McpEvent = { type: 'listChanged', list: 'tools' }

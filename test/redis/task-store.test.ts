@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis'
 import t from 'tap'
-import { RedisTaskStore, redisTaskStore } from '../../lib/redis/task-store.js'
+import { RedisTaskStore, redisTaskStore } from '../../lib/redis/redis-task-store.js'
 import { startRedisServer } from '../helpers/redis-server.js'
-import { LIMITS, taskStoreContract } from '../scale/task-store-contract.js'
+import { LIMITS, taskStoreContract } from '../parts/task-store-contract.js'
 
 const server = await startRedisServer()
 const client = new Redis(server.url, { lazyConnect: false, maxRetriesPerRequest: 1 })

@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { MAX_BUFFERED_BYTES, sseFrame } from '../../lib/streams/sse.js'
+import { MAX_BUFFERED_BYTES, sseFrame } from '../../lib/streams/sse-writer.js'
 import { delay, listenRequest, modernHeaders, parseSse, post, SseReader, startApp } from './helpers.js'
 
 const tools = {

@@ -4,9 +4,9 @@
  */
 import { expectTypeOf } from 'expect-type'
 import type { Static } from '@sinclair/typebox'
-import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../../lib/capabilities/build.js'
+import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../../lib/server-module/capabilities.js'
 import type { Era } from '../../lib/protocol/methods.js'
-import type { Handler, ServerModule } from '../../lib/capabilities/server-module.js'
+import type { Handler, ServerModule } from '../../lib/server-module/contract.js'
 import type * as S from '../../lib/protocol/schemas.js'
 
 const fn = async (): Promise<object> => ({})

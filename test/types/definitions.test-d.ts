@@ -9,7 +9,7 @@ import { definePrompts } from '../../lib/definitions/prompts.js'
 import { defineResources } from '../../lib/definitions/resources.js'
 import { defineTools, toolError } from '../../lib/definitions/tools.js'
 import type { CallToolResult } from '../../lib/protocol/schemas.js'
-import type { ServerModule, TaskCreatedResult } from '../../lib/capabilities/server-module.js'
+import type { ServerModule, TaskCreatedResult } from '../../lib/server-module/contract.js'
 import { runAsTask } from '../../lib/tasks/service.js'
 
 defineTools({

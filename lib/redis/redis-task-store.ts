@@ -23,7 +23,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './connection.js'
+import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 import {
   type AnswerOutcome,
   type AskOutcome,
@@ -39,7 +39,7 @@ import {
   tooLargeReason,
   unkeptResult,
   STORE_FULL_REASON
-} from '../scale/task-store.js'
+} from '../parts/task-store.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 
 /** After the connection's prefix: the task store's own namespace. */

@@ -5,7 +5,7 @@
  * token without a subject.
  */
 import type { FastifyRequest } from 'fastify'
-import type { AuthInfo } from '../capabilities/auth-info.js'
+import type { AuthInfo } from '../server-module/auth-info.js'
 
 export type { AuthInfo }
 

@@ -12,7 +12,7 @@
  */
 import { clip, quote } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { INPUT_METHODS } from '../protocol/client-requests.js'
+import { INPUT_METHODS } from '../protocol/client-request-wire.js'
 import { StreamClientRequests } from '../input/stream-client-requests.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'

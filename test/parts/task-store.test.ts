@@ -1,5 +1,5 @@
 import t from 'tap'
-import { MemoryTaskStore } from '../../lib/scale/task-store.js'
+import { MemoryTaskStore } from '../../lib/parts/task-store.js'
 import { taskStoreContract } from './task-store-contract.js'
 
 taskStoreContract(t, (limits) => new MemoryTaskStore(limits))

@@ -13,8 +13,8 @@
  * the channel are parsed and checked before any listener sees them.
  */
 import { randomBytes } from 'node:crypto'
-import { deliver, type EventBus, isMcpEvent, ListenerList, type McpEvent, type McpEventListener } from '../scale/event-bus.js'
-import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './connection.js'
+import { deliver, type EventBus, isMcpEvent, ListenerList, type McpEvent, type McpEventListener } from '../parts/event-bus.js'
+import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 
 export const EVENTS_CHANNEL = 'events'
 

@@ -10,9 +10,9 @@
  * instance is dropped without touching Redis.
  */
 import { randomBytes, randomUUID } from 'node:crypto'
-import type { AnswerReceiver, AnswerRouter } from '../scale/answer-router.js'
+import type { AnswerReceiver, AnswerRouter } from '../parts/answer-router.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
-import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './connection.js'
+import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 
 export const ANSWERS_CHANNEL = 'answers:'
 /** 12 random bytes in base64url. */

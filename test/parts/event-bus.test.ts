@@ -4,7 +4,7 @@
  * the event shape check applied to events from a shared medium.
  */
 import t from 'tap'
-import { isMcpEvent, type McpEvent, MemoryEventBus } from '../../lib/scale/event-bus.js'
+import { isMcpEvent, type McpEvent, MemoryEventBus } from '../../lib/parts/event-bus.js'
 
 const TOOLS: McpEvent = { type: 'listChanged', list: 'tools' }
 

@@ -6,7 +6,7 @@
  */
 import { parseImplementation } from '../protocol/discover-result.js'
 import type { ServerInfo } from '../protocol/discover-result.js'
-import { DiscoverHttpError, DiscoverInvalidResultError, DiscoverJsonRpcError } from './errors.js'
+import { DiscoverHttpError, DiscoverInvalidResultError, DiscoverJsonRpcError } from './discover-errors.js'
 import { exchange, newRequestId } from './exchange.js'
 import type { FetchLike } from './exchange.js'
 

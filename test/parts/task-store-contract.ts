@@ -1,10 +1,10 @@
 /**
  * The task store contract, as tests any `TaskStore` must pass: run against
- * the memory store (test/scale/task-store.test.ts) and the Redis store
+ * the memory store (test/parts/task-store.test.ts) and the Redis store
  * (test/redis/task-store.test.ts) alike.
  */
 import type { Test } from 'tap'
-import type { TaskLimits, TaskStore } from '../../lib/scale/task-store.js'
+import type { TaskLimits, TaskStore } from '../../lib/parts/task-store.js'
 
 export type StoreFactory = (limits: TaskLimits) => Promise<TaskStore> | TaskStore
 

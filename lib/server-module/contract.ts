@@ -11,7 +11,7 @@ import type {
   ElicitParams,
   ElicitResult,
   ListRootsResult
-} from '../protocol/client-requests.js'
+} from '../protocol/client-request-wire.js'
 import type { AuthInfo } from './auth-info.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import type {
