@@ -42,6 +42,8 @@ import { type EventBus, type McpEvent, MemoryEventBus } from './parts/event-bus.
 import { claimParts } from './parts/claims.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
 import { callerOf } from './auth/caller.js'
+import { composeServer } from './definitions/compose.js'
+import { createLiveCatalogs, type LivePrompts, type LiveResources, type LiveTools } from './definitions/live.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
 const SCALE_READY_LIMIT_MS = 30_000
@@ -74,6 +76,14 @@ export interface McpDecorator {
   notifyResourcesChanged (): number
   /** Sends `notifications/resources/updated` for `uri` on every stream subscribed to exactly that URI. */
   notifyResourceUpdated (uri: string): number
+  /**
+   * The tools defined with `defineTools` (or `defineTool`), changed while the
+   * server runs: `add`, `update`, `remove`, `disable`, `enable` by name
+   * (see lib/definitions/live.ts for how changes reach other instances).
+   */
+  readonly tools: LiveTools
+  readonly prompts: LivePrompts
+  readonly resources: LiveResources
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
@@ -92,8 +102,11 @@ declare module 'fastify' {
 }
 
 const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts) => {
-  const options = resolveOptions(opts)
+  const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
+  // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
+  const composition = composeServer(resolved.server, resolved.listPageSize)
+  const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
 
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
   // Given parts belong to this endpoint from here on (checked before anything is built).
@@ -134,10 +147,22 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       case 'taskStatus':
         subscriptions.notifyTaskStatus(event.owner, event.task)
         break
+      case 'definitionChanged':
+        live.apply(event.list, event.name, event.change)
+        break
       case 'logLevel':
         legacyLevel = event.level
         break
     }
+  })
+  // fastify.mcp.tools / prompts / resources: changes served from the next request, told to the streams.
+  const live = createLiveCatalogs(composition, {
+    share: (list, name, change) => bus.publish({ type: 'definitionChanged', list, name, change }).catch((err: unknown) => {
+      fastify.log.error({ err, list, name, change }, 'MCP definition change not delivered to every instance (event bus)')
+      throw new FST_MCP_SCALE_UNAVAILABLE(`the ${change} of "${name}" is in effect on this instance, but the event bus could not take it to the others (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+    }),
+    listChanged: (list) => subscriptions.notifyListChanged(list),
+    resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
   })
   let partsClosed: Promise<void> | undefined
   const closeParts = (): Promise<void> => {
@@ -186,6 +211,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       if (typeof uri !== 'string') throw new TypeError('notifyResourceUpdated(uri): uri must be a string')
       return publish({ type: 'resourceUpdated', uri })
     },
+    tools: live.tools,
+    prompts: live.prompts,
+    resources: live.resources,
     get listenStreams () {
       return subscriptions.size
     },

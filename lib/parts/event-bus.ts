@@ -16,11 +16,23 @@ import { isLogLevel, type LogLevel } from '../protocol/log-level.js'
 
 export type ListName = 'tools' | 'prompts' | 'resources'
 
+export type DefinitionChange = 'remove' | 'disable' | 'enable'
+
+const CHANGES: ReadonlySet<unknown> = new Set(['remove', 'disable', 'enable'])
+/** Longer than any name a definition can have (tool names stop at 128; resource names are free text). */
+const MAX_DEFINITION_NAME_CHARS = 4096
+
 export type McpEvent =
   | { type: 'listChanged', list: ListName }
   | { type: 'resourceUpdated', uri: string }
   /** `task` is the wire Task object; only streams of the task's owner that listen to its id hear it. */
   | { type: 'taskStatus', owner: string, task: JsonObject }
+  /**
+   * A definition removed, disabled or enabled through `fastify.mcp.tools` (or
+   * prompts, resources) on one instance: every instance applies it to its own
+   * catalogue and tells its own streams the list changed.
+   */
+  | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange }
   /** Legacy `logging/setLevel`: a stateless deployment keeps one level, set by the last successful call on any instance. */
   | { type: 'logLevel', level: LogLevel }
 
@@ -57,6 +69,8 @@ export function isMcpEvent (value: unknown): value is McpEvent {
     case 'taskStatus':
       return typeof value.owner === 'string' && isJsonObject(value.task) && typeof value.task.taskId === 'string' &&
         typeof value.task.status === 'string'
+    case 'definitionChanged':
+      return LISTS.has(value.list) && typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && CHANGES.has(value.change)
     case 'logLevel':
       return isLogLevel(value.level)
   }
