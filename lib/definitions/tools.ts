@@ -13,6 +13,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { LISTED_TOOL } from '../server-module/listed-tool.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
@@ -186,6 +187,9 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
     if (entry !== undefined) return entry.scopes
     return typeof rawScopes === 'function' ? rawScopes(params) : undefined
   }
+  Object.defineProperty(callTool, LISTED_TOOL, {
+    value: (name: string) => catalog.has(name) ? (catalog.get(name)?.listed as JsonObject | undefined) ?? null : undefined
+  })
   return {
     listTools: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'tools', 'name', params, ctx, pageSize, raw.listTools) as ListToolsResult,

@@ -205,3 +205,19 @@ t.test('listPageSize: stable cursors through changes, invalid cursors -32602, pa
   t.equal((await injectClient(unpaged).listTools()).tools.length, 25, 'off by default')
   t.equal((await injectClient(unpaged).listTools()).nextCursor, undefined)
 })
+
+t.test('the Mcp-Param headers of a tool added at runtime are checked, after calls that saw none', async (t) => {
+  const { app } = await serve(t, defineTools({ add }))
+  const client = injectClient(app)
+  t.strictSame((await client.callTool('add', { a: 1, b: 2 })).structuredContent, { sum: 3 }, 'no tool is annotated yet')
+  app.mcp.tools.add('regional', { input: Type.Object({ region: Type.String({ 'x-mcp-header': 'Region' }) }), handler: ({ region }) => text(region) })
+  await t.rejects(client.callTool('regional', { region: 'eu' }), { code: -32020 }, 'a client with the old list sends no header: refused')
+  t.strictSame((await injectClient(app).callTool('regional', { region: 'eu' })).content, [{ type: 'text', text: 'eu' }], 'a client with the new list mirrors it')
+  const res = await app.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'regional', 'mcp-param-region': 'us' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'regional', arguments: { region: 'eu' }, _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} } } }
+  })
+  t.equal(res.json().error?.code, -32020, 'a header that disagrees with the arguments is refused')
+})
