@@ -108,12 +108,31 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
     tool: tool as Tool,
     compiled: {
       name,
-      input: compileValidator(input, `${where} (input)`, 'arguments'),
+      input: sharedValidator(input, tool.inputSchema, `${where} (input)`, 'arguments', true),
       // the handler's own object is checked as it is: no defaults written into it
-      output: output === undefined ? undefined : compileValidator(output, `${where} (output)`, 'result', false),
+      output: output === undefined ? undefined : sharedValidator(output, tool.outputSchema, `${where} (output)`, 'result', false),
       handler: definition.handler
     }
   }
+}
+
+/**
+ * Validators by the JSON text of their schema: tools with the same schema
+ * (generated catalogues, per-tenant copies) share one compiled check, so
+ * registering many of them does not compile the same code again. Bounded.
+ */
+const validators = new Map<string, Validator>()
+const MAX_SHARED_VALIDATORS = 4096
+
+function sharedValidator (schema: TObject, listed: unknown, where: string, root: string, applyDefaults: boolean): Validator {
+  const key = root + (applyDefaults ? '+' : '-') + JSON.stringify(listed)
+  let validator = validators.get(key)
+  if (validator === undefined) {
+    validator = compileValidator(schema, where, root, applyDefaults)
+    if (validators.size >= MAX_SHARED_VALIDATORS) validators.clear()
+    validators.set(key, validator)
+  }
+  return validator
 }
 
 function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
