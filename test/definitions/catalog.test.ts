@@ -221,3 +221,36 @@ t.test('the Mcp-Param headers of a tool added at runtime are checked, after call
   })
   t.equal(res.json().error?.code, -32020, 'a header that disagrees with the arguments is refused')
 })
+
+t.test('listPageSize pages prompts, resources and templates too; a cursor of one list is refused by another', async (t) => {
+  const prompts: Record<string, { handler: () => string }> = {}
+  const resources: Record<string, { uri?: string, uriTemplate?: string, read: () => string }> = {}
+  for (let i = 0; i < 7; i++) {
+    prompts[`p${i}`] = { handler: () => 'x' }
+    resources[`r${i}`] = { uri: `r://${i}`, read: () => 'x' }
+    resources[`t${i}`] = { uriTemplate: `t://${i}/{id}`, read: () => 'x' }
+  }
+  const { app } = await serve(t, { ...definePrompts(prompts), ...defineResources(resources as never) }, { listPageSize: 3 })
+  for (const era of ['modern', 'legacy'] as const) {
+    const client = injectClient(app, { era })
+    const walk = async (list: (cursor?: string) => Promise<any>, field: string, key: string): Promise<string[]> => {
+      const out: string[] = []
+      let cursor: string | undefined
+      let pages = 0
+      do {
+        const page = await list(cursor)
+        t.ok(page[field].length <= 3)
+        out.push(...page[field].map((item: Record<string, string>) => item[key]))
+        cursor = page.nextCursor
+        pages++
+      } while (cursor !== undefined)
+      t.equal(pages, 3, `${era} ${field}: three pages`)
+      return out
+    }
+    t.strictSame(await walk((c) => client.listPrompts(c), 'prompts', 'name'), Object.keys(prompts))
+    t.strictSame(await walk((c) => client.listResources(c), 'resources', 'uri'), Object.values(resources).flatMap((r) => r.uri ?? []))
+    t.strictSame(await walk((c) => client.listResourceTemplates(c), 'resourceTemplates', 'uriTemplate'), Object.values(resources).flatMap((r) => r.uriTemplate ?? []))
+    const promptCursor = (await client.listPrompts()).nextCursor as string
+    await t.rejects(client.listResources(promptCursor), { code: -32602 }, `${era}: a prompts cursor is not a resources cursor`)
+  }
+})
