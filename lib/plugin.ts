@@ -43,6 +43,7 @@ import { claimParts } from './parts/claims.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
 import { callerOf } from './auth/caller.js'
 import { composeServer } from './definitions/compose.js'
+import { ConfirmedChanges } from './definitions/confirmed-changes.js'
 import { createLiveCatalogs, type LivePrompts, type LiveResources, type LiveTools } from './definitions/live.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
@@ -126,7 +127,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     get level () { return legacyLevel },
     set (level) {
       legacyLevel = level
-      return bus.publish({ type: 'logLevel', level })
+      return bus.publish({ type: 'logLevel', level }).then(() => {})
     }
   }
   const handleLegacy = createLegacyHandler(state, pending, logging)
@@ -148,18 +149,26 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         subscriptions.notifyTaskStatus(event.owner, event.task)
         break
       case 'definitionChanged':
+        if (event.id !== undefined && changes.isOwn(event.id)) break
         live.apply(event.list, event.name, event.change)
+        // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
+        if (event.id !== undefined) changes.confirm(event.id)
+        break
+      case 'definitionApplied':
+        changes.confirmed(event)
         break
       case 'logLevel':
         legacyLevel = event.level
         break
     }
   })
-  // fastify.mcp.tools / prompts / resources: changes served from the next request, told to the streams.
+  // fastify.mcp.tools / prompts / resources: changes served from the next request, told to the streams;
+  // remove/disable/enable confirmed by every other instance on the bus.
+  const changes = new ConfirmedChanges(bus)
   const live = createLiveCatalogs(composition, {
-    share: (list, name, change) => bus.publish({ type: 'definitionChanged', list, name, change }).catch((err: unknown) => {
+    share: (list, name, change) => changes.share(list, name, change).catch((err: unknown) => {
       fastify.log.error({ err, list, name, change }, 'MCP definition change not delivered to every instance (event bus)')
-      throw new FST_MCP_SCALE_UNAVAILABLE(`the ${change} of "${name}" is in effect on this instance, but the event bus could not take it to the others (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+      throw new FST_MCP_SCALE_UNAVAILABLE(`the ${change} of "${name}" is in effect on this instance, but not confirmed by every other instance (${err instanceof Error ? err.message : String(err)})`, { cause: err })
     }),
     listChanged: (list) => subscriptions.notifyListChanged(list),
     resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
@@ -168,6 +177,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const closeParts = (): Promise<void> => {
     partsClosed ??= (async () => {
       stopListening()
+      changes.close()
       await Promise.all([bus.close(), router.close()])
     })()
     return partsClosed

@@ -8,8 +8,9 @@
  * Behind a load balancer each instance has its own catalogue:
  * - `remove`, `disable` and `enable` travel on the event bus, so every
  *   instance applies them (and tells its own streams); the promise they
- *   return settles once the bus has taken the change for every instance, and
- *   rejects when it could not (this instance has applied it all the same);
+ *   return resolves once every other instance confirmed it
+ *   (confirmed-changes.ts), and rejects when the bus could not take it or an
+ *   instance stayed silent (this instance has applied it all the same);
  * - `add` and `update` carry code, which cannot travel: run the same call on
  *   every instance (from shared configuration, say); each tells its own streams.
  */
@@ -24,11 +25,11 @@ import { compileToolEntry, type ToolDefinition, type ToolEntry } from './tools.j
 
 /** What every kind's runtime handle offers. */
 export interface LiveDefinitions {
-  /** Removes `name` on every instance sharing the event bus; resolves once the bus has taken the change. */
+  /** Removes `name` on every instance sharing the event bus; resolves once every other instance confirmed it. */
   remove (name: string): Promise<void>
-  /** Hides `name` (neither listed nor served) on every instance; resolves once the bus has taken the change. */
+  /** Hides `name` (neither listed nor served) on every instance; resolves once every other instance confirmed it. */
   disable (name: string): Promise<void>
-  /** Serves `name` again on every instance; resolves once the bus has taken the change. */
+  /** Serves `name` again on every instance; resolves once every other instance confirmed it. */
   enable (name: string): Promise<void>
   /** Whether `name` is defined here (enabled or not). */
   has (name: string): boolean
@@ -56,7 +57,7 @@ export interface LiveResources extends LiveDefinitions {
 
 /** What the endpoint provides: the bus and this instance's streams. */
 export interface LiveHooks {
-  /** Publishes a change for every instance (this one included); rejects when the bus could not take it. */
+  /** Publishes a change for the other instances; resolves once they confirmed it, rejects when they could not. */
   share (list: ListName, name: string, change: DefinitionChange): Promise<void>
   /** Tells this instance's streams. */
   listChanged (list: ListName): void

@@ -38,12 +38,13 @@ export class RedisEventBus implements EventBus {
     this.#channel = this.#connection.prefix + EVENTS_CHANNEL
   }
 
-  publish (event: McpEvent): Promise<void> {
+  /** Resolves with how many subscriptions received it (every connected instance, this one included). */
+  publish (event: McpEvent): Promise<number | void> {
     if (!isMcpEvent(event)) return Promise.reject(new TypeError('publish(event): not an MCP event (listChanged, resourceUpdated or taskStatus)'))
     const failure = deliver(this.#listeners.current, event)
     if (this.#closed) return failure === undefined ? Promise.resolve() : Promise.reject(failure)
     const sent = this.#connection.publish(this.#channel, encode(this.#origin, event))
-    return failure === undefined ? sent.then(() => {}) : sent.then(() => { throw failure })
+    return failure === undefined ? sent : sent.then(() => { throw failure })
   }
 
   subscribe (listener: McpEventListener): () => void {
