@@ -19,6 +19,8 @@ const QUICK = process.argv.includes('--quick')
 const MAX_CALLS = QUICK ? 2000 : 10000
 const MAX_MS = QUICK ? 3000 : 8000
 const SIZES = [10, 1000, 10000]
+/** `--reverse` measures the largest catalogue first (order effects on a busy machine show as a flip). */
+const ORDER = process.argv.includes('--reverse') ? [...SIZES].reverse() : SIZES
 const MODERN = '2026-07-28'
 const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } }
 const ARGS = { query: 'crash on start', state: 'open', limit: 20 }
@@ -98,7 +100,7 @@ for (const make of [ours, official]) {
   await measure(app, 10)
   await app.close()
 }
-for (const n of SIZES) {
+for (const n of ORDER) {
   const a = await ours(n)
   results.ours![n] = await measure(a, n)
   await a.close()
