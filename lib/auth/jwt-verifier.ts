@@ -1,7 +1,8 @@
 /**
  * Built-in access-token verification for JWTs (RFC 9068 style) with `jose`:
- * signature against the issuer's JWKS (found through its metadata, fetched,
- * cached and refetched when a token names an unknown `kid`), issuer,
+ * signature against the issuer's JWKS (found through its metadata, fetched
+ * with a size cap, cached, refetched when a token names an unknown `kid`,
+ * and not fetched again for a pause after a failure), issuer,
  * audience (this resource), expiry (required) and not-before with a small
  * clock tolerance, and an allow-list of algorithms: asymmetric only, so
  * `alg: none` and an HMAC "signed" with a public key never pass.
