@@ -39,13 +39,11 @@ export interface UriTemplate {
 /** Decoded values that could walk a path: a separator, a control character, `.` or `..` alone. */
 const UNSAFE_VALUE = /[/\\\u0000-\u001f\u007f-\u009f]|^\.\.?$/
 
-/** The characters a variable cannot hold: `/`, `?`, `#`. */
-function isDelimiter (code: number): boolean {
-  return code === 0x2f || code === 0x3f || code === 0x23
-}
-
-/** One step of a template: a literal character (its code) or a variable (its index, as `{ v }`). */
-type Step = number | { readonly v: number }
+/**
+ * A template as steps: a literal character is its code (>= 0), variable `v`
+ * is `-1 - v`. One typed array, so the matcher's inner loop stays monomorphic.
+ */
+type Steps = Int32Array
 
 /** A capture, linked to the ones set before it: parses share their history, so a step copies nothing. */
 interface Capture {
@@ -61,7 +59,7 @@ interface Capture {
  * one step have the same future and only the first, in a backtracking
  * matcher's order, is kept: at most `steps.length + 1` parses per character.
  */
-function matchSteps (steps: readonly Step[], variableCount: number, uri: string): Int32Array | undefined {
+function matchSteps (steps: Steps, variableCount: number, uri: string): Int32Array | undefined {
   const end = steps.length
   // Two generations of parses (this character's and the next's), each at most one per step.
   let states = new Int32Array(end + 1)
@@ -71,15 +69,10 @@ function matchSteps (steps: readonly Step[], variableCount: number, uri: string)
   let nextCaps: Array<Capture | undefined> = new Array(end + 1).fill(undefined)
   let nextCount = 0
   const seenAt = new Int32Array(end + 1).fill(-1)
-  /** Adds a parse that reaches `state` at `at` (a variable's step reached from before starts it there). */
-  const enter = (state: number, captures: Capture | undefined, at: number, looping: boolean): void => {
-    if (seenAt[state] === at) return
-    seenAt[state] = at
-    const step = steps[state]
-    nextStates[nextCount] = state
-    nextCaps[nextCount++] = typeof step === 'object' && !looping ? { slot: step.v * 2, at, before: captures } : captures
-  }
-  enter(0, undefined, 0, false)
+  // The first step, reached before any character (a variable there starts at 0).
+  seenAt[0] = 0
+  nextStates[nextCount] = 0
+  nextCaps[nextCount++] = end > 0 && (steps[0] as number) < 0 ? { slot: (-1 - (steps[0] as number)) * 2, at: 0, before: undefined } : undefined
   for (let at = 0; at < uri.length && nextCount > 0; at++) {
     const swapStates = states
     states = nextStates
@@ -90,18 +83,32 @@ function matchSteps (steps: readonly Step[], variableCount: number, uri: string)
     count = nextCount
     nextCount = 0
     const code = uri.charCodeAt(at)
+    const next = at + 1
+    const delimiter = code === 0x2f || code === 0x3f || code === 0x23
     for (let i = 0; i < count; i++) {
       const state = states[i] as number
-      const step = steps[state]
-      if (step === undefined) continue // the template ended before the URI
-      if (typeof step === 'number') {
-        if (step === code) enter(state + 1, caps[i], at + 1, false)
-        continue
+      if (state === end) continue // the template ended before the URI
+      const step = steps[state] as number
+      let captures = caps[i]
+      if (step >= 0) {
+        if (step !== code) continue
+      } else {
+        if (delimiter) continue
+        // Greedy: one more character of this variable is tried before what follows it.
+        if (seenAt[state] !== next) {
+          seenAt[state] = next
+          nextStates[nextCount] = state
+          nextCaps[nextCount++] = captures
+        }
+        captures = { slot: (-1 - step) * 2 + 1, at: next, before: captures }
       }
-      if (isDelimiter(code)) continue
-      // Greedy: one more character of this variable is tried before what follows it.
-      enter(state, caps[i], at + 1, true)
-      enter(state + 1, { slot: step.v * 2 + 1, at: at + 1, before: caps[i] }, at + 1, false)
+      // On to the following step (a variable there starts here).
+      const following = state + 1
+      if (seenAt[following] === next) continue
+      seenAt[following] = next
+      const then = following < end ? steps[following] as number : 0
+      nextStates[nextCount] = following
+      nextCaps[nextCount++] = then < 0 ? { slot: (-1 - then) * 2, at: next, before: captures } : captures
     }
   }
   for (let i = 0; i < nextCount; i++) {
@@ -116,9 +123,9 @@ function matchSteps (steps: readonly Step[], variableCount: number, uri: string)
 export function parseUriTemplate (template: string, where: string): UriTemplate {
   if (typeof template !== 'string' || template.length === 0) throw new FST_MCP_INVALID_DEFINITION(where, '"uriTemplate" must be a non-empty string')
   const variables: string[] = []
-  const steps: Step[] = []
+  const codes: number[] = []
   const literal = (text: string): void => {
-    for (let i = 0; i < text.length; i++) steps.push(text.charCodeAt(i))
+    for (let i = 0; i < text.length; i++) codes.push(text.charCodeAt(i))
   }
   let last = 0
   for (const found of template.matchAll(EXPRESSION)) {
@@ -129,7 +136,7 @@ export function parseUriTemplate (template: string, where: string): UriTemplate 
     if (variables.includes(name)) throw new FST_MCP_INVALID_DEFINITION(where, `variable "${name}" appears twice`)
     variables.push(name)
     literal(template.slice(last, found.index))
-    steps.push({ v: variables.length - 1 })
+    codes.push(-variables.length) // variable v = variables.length - 1, as -1 - v
     last = (found.index as number) + found[0].length
   }
   const tail = template.slice(last)
@@ -137,6 +144,7 @@ export function parseUriTemplate (template: string, where: string): UriTemplate 
     throw new FST_MCP_INVALID_DEFINITION(where, `unbalanced braces in "${template}"`)
   }
   literal(tail)
+  const steps: Steps = Int32Array.from(codes)
   return Object.freeze({
     template,
     variables: Object.freeze(variables),
