@@ -45,6 +45,7 @@ import { callerOf } from './auth/caller.js'
 import { composeServer } from './definitions/compose.js'
 import { ConfirmedChanges } from './definitions/confirmed-changes.js'
 import { createLiveCatalogs, type LivePrompts, type LiveResources, type LiveTools } from './definitions/live.js'
+import { cancelNotified } from './handler/in-flight.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
 const SCALE_READY_LIMIT_MS = 30_000
@@ -294,6 +295,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       // A client's answer to a legacy server-to-client request: waited for here, or routed to the instance that waits.
       answer = pending.settle(request.body, callerOf(request)) ? sendAccepted(reply) : routeAnswer(request, reply)
     } else if (message.kind === 'notification') {
+      if (message.method === 'notifications/cancelled') cancelNotified(state.inFlight, callerOf(request), message.params, request.log)
       answer = sendAccepted(reply)
     } else if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) {
       answer = denied

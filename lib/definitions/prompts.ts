@@ -7,6 +7,7 @@
  */
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
+import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -147,12 +148,12 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
       if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawGet(params, ctx) as GetPromptResult
-      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(name)}`)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     }
     const prompt = entry.compiled
     const args = params.arguments === undefined ? {} : params.arguments
     if (!prompt.args.check(args)) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${prompt.args.problems(args).join('; ')}`)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(prompt.args.problems(args))}`)
     }
     const result = prompt.handler(args, ctx)
     return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)

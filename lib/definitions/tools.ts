@@ -6,6 +6,7 @@
  */
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
+import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -138,7 +139,7 @@ function sharedValidator (schema: TObject, listed: unknown, where: string, root:
 function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
   const problems = tool.input.problems(args)
   return {
-    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${problems.join('; ')}` }],
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(problems)}` }],
     isError: true
   }
 }
@@ -187,7 +188,7 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
       if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawCall(params, ctx) as CallToolResult
-      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     }
     const tool = entry.compiled
     const args = params.arguments === undefined ? {} : params.arguments
