@@ -13,6 +13,8 @@ import type { AnyServerModule } from './server-module/contract.js'
 import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
 import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 import { isJsonObject } from './protocol/jsonrpc.js'
+import { checkRoutesOption, type RoutesOptions } from './routes/route-tools.js'
+import type { RouteCallSettings } from './routes/route-call.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -195,6 +197,12 @@ export interface McpCapabilitiesOptions {
    * request needs a bearer token issued for `resource` (see README, Authorization).
    */
   authorization?: AuthorizationOptions
+  /**
+   * Serve the routes declared with `config: { mcp: true | {...} }` (after this
+   * plugin, in its context and the ones inside it) as tools: `true`, or
+   * settings of how a call reaches the route (README, Routes as tools).
+   */
+  routes?: boolean | RoutesOptions
 }
 
 export interface ResolvedCacheHints {
@@ -233,13 +241,15 @@ export interface ResolvedOptions {
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
   authorization: ResolvedAuthorization | undefined
+  /** With the `routes` option: how route-backed tools call their route. */
+  routes: RouteCallSettings | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization', 'routes',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -500,6 +510,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     listPageSize,
     eventBus,
     answerRouter,
-    authorization: resolveAuthorization(options.authorization)
+    authorization: resolveAuthorization(options.authorization),
+    routes: checkRoutesOption(options.routes)
   }
 }

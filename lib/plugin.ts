@@ -46,6 +46,7 @@ import { composeServer } from './definitions/compose.js'
 import { ConfirmedChanges } from './definitions/confirmed-changes.js'
 import { createLiveCatalogs, type LivePrompts, type LiveResources, type LiveTools } from './definitions/live.js'
 import { cancelNotified } from './handler/in-flight.js'
+import { installRouteTools } from './routes/route-tools.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
 const SCALE_READY_LIMIT_MS = 30_000
@@ -107,7 +108,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
-  const composition = composeServer(resolved.server, resolved.listPageSize)
+  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined)
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
 
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
@@ -237,6 +238,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         clearTokenCache: () => auth.resourceServer.clearCache()
       })
   }))
+  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
+  installRouteTools(fastify, options.routes, composition.tools)
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   const closeAll = async (): Promise<void> => {
