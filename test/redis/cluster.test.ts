@@ -13,6 +13,7 @@ import type { McpEvent } from '../../lib/parts/event-bus.js'
 import type { JsonObject } from '../../lib/protocol/jsonrpc.js'
 import { startRedisCluster } from '../helpers/redis-cluster.js'
 import { taskStoreContract } from '../parts/task-store-contract.js'
+import { redisLostAndBack } from './fault-scenario.js'
 import { buildApp } from '../helpers/mcp-fixtures.js'
 import { newProbe, tasksModule } from '../tasks/fixtures.js'
 import { TASKS_CAPS, tasksClient } from '../tasks/helpers.js'
@@ -125,4 +126,9 @@ t.test('two endpoints on redisScale({ cluster }): a task created through one is 
   await until(async () => (task = (await viaB.get(taskId)).json.result)?.status === 'completed', 'the task completed')
   t.ok(Date.now() - answered < 1500, `the answer reached the work on A through the bus (${Date.now() - answered} ms)`)
   t.strictSame(task.result.content, [{ type: 'text', text: 'answer accept {"ok":true}' }])
+})
+
+// Last: takes the whole cluster away and back.
+t.test('the cluster lost while serving, then back (the fault scenario of faults.test.ts)', async (t) => {
+  await redisLostAndBack(t, { where: { cluster: { nodes } }, stop: cluster.stop, restart: cluster.restart })
 })
