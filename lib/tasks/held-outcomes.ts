@@ -31,6 +31,8 @@ interface Held {
   readonly text: string
   readonly statusMessage: string
   readonly expiresAt: number
+  /** Bytes counted against `maxBytes` (none for a short failure put in a result's place). */
+  readonly bytes: number
 }
 
 export const UNREACHABLE_REASON = 'the task store could not be reached when the task ended, and the result was too large to hold until it could'
@@ -74,13 +76,13 @@ export class HeldOutcomes {
   hold (taskId: string, outcome: TaskOutcome, expiresAt: number): void {
     if (this.#closed || this.#held.has(taskId)) return
     let held = toHeld(taskId, outcome, expiresAt)
-    if (this.#bytes + held.text.length > this.#maxBytes) held = failure(taskId, UNREACHABLE_REASON, expiresAt)
+    if (this.#bytes + held.bytes > this.#maxBytes) held = failure(taskId, UNREACHABLE_REASON, expiresAt)
     if (this.#held.size >= this.#maxCount) {
       this.#log.error({ taskId }, 'MCP task outcome dropped: the task store is unreachable and no more outcomes can be held')
       return
     }
     this.#held.set(taskId, held)
-    this.#bytes += held.text.length
+    this.#bytes += held.bytes
     this.#timer ??= setInterval(() => { void this.retry() }, RETRY_MS)
     this.#timer.unref()
   }
@@ -123,7 +125,7 @@ export class HeldOutcomes {
   #forget (held: Held): void {
     if (this.#held.get(held.taskId) !== held) return
     this.#held.delete(held.taskId)
-    this.#bytes -= held.text.length
+    this.#bytes -= held.bytes
     if (this.#held.size === 0 && this.#timer !== undefined) {
       clearInterval(this.#timer)
       this.#timer = undefined
@@ -134,12 +136,12 @@ export class HeldOutcomes {
 function toHeld (taskId: string, outcome: TaskOutcome, expiresAt: number): Held {
   const text = encodeObject(outcome.kind === 'complete' ? outcome.result : outcome.error)
   if (text === undefined) return failure(taskId, NOT_JSON_REASON, expiresAt)
-  return { taskId, kind: outcome.kind, text, statusMessage: outcome.kind === 'fail' ? outcome.statusMessage : '', expiresAt }
+  return { taskId, kind: outcome.kind, text, statusMessage: outcome.kind === 'fail' ? outcome.statusMessage : '', expiresAt, bytes: text.length }
 }
 
 function failure (taskId: string, why: string, expiresAt: number): Held {
   const { error, statusMessage } = unkeptResult(why)
-  return { taskId, kind: 'fail', text: JSON.stringify(error), statusMessage, expiresAt }
+  return { taskId, kind: 'fail', text: JSON.stringify(error), statusMessage, expiresAt, bytes: 0 }
 }
 
 function fromHeld (held: Held): TaskOutcome {
