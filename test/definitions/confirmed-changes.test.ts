@@ -63,3 +63,15 @@ t.test('close rejects what still waits', async (t) => {
   changes.close()
   await t.rejects(pending, { message: /closed/ })
 })
+
+t.test('definition events from a shared medium are checked before use', async (t) => {
+  const { isMcpEvent } = await import('../../lib/parts/event-bus.js')
+  t.ok(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'add', change: 'disable', id: 'a1' }))
+  t.ok(isMcpEvent({ type: 'definitionApplied', id: 'a1' }))
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'users', name: 'add', change: 'disable' }), 'unknown list')
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'add', change: 'drop' }), 'unknown change')
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'x'.repeat(5000), change: 'remove' }), 'a name longer than any definition has')
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 7, change: 'remove' }))
+  t.notOk(isMcpEvent({ type: 'definitionApplied', id: '' }))
+  t.notOk(isMcpEvent({ type: 'definitionApplied', id: 'y'.repeat(65) }))
+})
