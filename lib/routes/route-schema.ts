@@ -22,6 +22,7 @@ export type SharedSchemas = ReadonlyMap<string, JsonSchema>
 export class UnresolvedRef extends Error {
   constructor (readonly ref: string) {
     super(`$ref "${ref}" names no schema added with fastify.addSchema in the route's context`)
+    this.name = 'UnresolvedRef'
   }
 }
 
@@ -59,7 +60,7 @@ const SCHEMA_LIST = new Set(['allOf', 'anyOf', 'oneOf', 'prefixItems'])
 /** Keywords whose value maps names to schemas. */
 const SCHEMA_MAP = new Set(['properties', 'patternProperties', 'dependentSchemas'])
 /** Dropped from listed schemas: meta, identity, and definitions every reference to which is inlined. */
-const DROPPED = new Set(['$schema', '$id', 'id', 'definitions', '$defs', '$comment'])
+const DROPPED = new Set(['$schema', '$id', 'id', '$anchor', 'definitions', '$defs', '$comment'])
 
 interface Walk {
   readonly shared: SharedSchemas

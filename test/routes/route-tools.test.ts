@@ -131,8 +131,8 @@ t.test('listing: one object schema per route, shared $refs inlined, 2020-12 and 
   const create = byName.create_user!
   t.equal(create.title, 'Create a user')
   t.strictSame(create.annotations, { readOnlyHint: false, destructiveHint: false, openWorldHint: false }, 'the route\'s annotations over the method\'s hints')
-  t.strictSame(create.inputSchema.required, ['name'])
-  t.equal(create.inputSchema.additionalProperties, false, 'a closed body closes the arguments')
+  t.strictSame((create.inputSchema as Record<string, unknown>).required, ['name'])
+  t.equal((create.inputSchema as Record<string, unknown>).additionalProperties, false, 'a closed body closes the arguments')
   t.strictSame(byName.delete_api_users_by_id!.annotations, { readOnlyHint: false, destructiveHint: true, idempotentHint: true })
   t.strictSame(byName.delete_api_users_by_id!.inputSchema, { type: 'object', properties: { id: { type: 'string' } }, required: ['id'], additionalProperties: false },
     'a path parameter without a params schema is a required string')
@@ -209,20 +209,14 @@ t.test('route tools are catalogue definitions: runtime changes, duplicates', asy
   const dup = Fastify()
   await dup.register(mcpCapabilities, { server: { ...defineTools({ get_users: { handler: () => ({ content: [] }) } }) }, serverInfo: SERVER_INFO, routes: true })
   dup.get('/users', { config: { mcp: true } }, async () => [])
-  await t.rejects(dup.ready(), { code: 'FST_MCP_DUPLICATE_DEFINITION', message: /tool "get_users" is defined twice: defineTools.* and route GET \/users/ })
+  await t.rejects(async () => { await dup.ready() }, { code: 'FST_MCP_DUPLICATE_DEFINITION', message: /tool "get_users" is defined twice: defineTools.* and route GET \/users/ })
 })
 
 t.test('registration errors name the route and the key', async (t) => {
   const collide = Fastify()
   await collide.register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO, routes: true })
   collide.post('/items/:id', { config: { mcp: true }, schema: { body: Type.Object({ id: Type.String() }) } }, async () => ({}))
-  await t.rejects(collide.ready(), { code: 'FST_MCP_ROUTE_ARGUMENT_COLLISION', message: /Route POST \/items\/:id .*"id" would be both in the params and in the body/ })
-
-  const unresolved = Fastify()
-  await unresolved.register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO, routes: true })
-  unresolved.addSchema({ $id: 'Known', type: 'object' })
-  unresolved.post('/x', { config: { mcp: true }, schema: { body: { type: 'object', properties: { a: { $ref: 'Known#/properties/nope' } } } } }, async () => ({}))
-  await t.rejects(unresolved.ready())
+  await t.rejects(async () => { await collide.ready() }, { code: 'FST_MCP_ROUTE_ARGUMENT_COLLISION', message: /Route POST \/items\/:id .*"id" would be both in the params and in the body/ })
 
   const off = Fastify()
   await off.register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO })
@@ -236,7 +230,7 @@ t.test('registration errors name the route and the key', async (t) => {
   t.throws(() => bad.route({ method: ['GET', 'POST'], url: '/m', config: { mcp: true }, handler: async () => ({}) }), { code: 'FST_MCP_INVALID_ROUTE_TOOL', message: /several methods/ })
   await bad.close()
   for (const [routes, code] of [[{ forwardHeaders: 'authorization' }, 'routes.forwardHeaders'], [{ maxResponseBytes: 0 }, 'routes.maxResponseBytes'], [{ forwardHeaders: ['content-length'] }, 'routes.forwardHeaders'], [{ other: 1 }, 'routes.other'], ['yes', 'routes']] as const) {
-    await t.rejects(Fastify().register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO, routes: routes as never }).ready(), { code: 'FST_MCP_INVALID_OPTION', message: new RegExp(`"${code.replace('.', '\\.')}"`) })
+    await t.rejects(async () => { await Fastify().register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO, routes: routes as never }).ready() }, { code: 'FST_MCP_INVALID_OPTION', message: new RegExp(`"${code.replace('.', '\\.')}"`) })
   }
 })
 
