@@ -380,7 +380,7 @@ function checkTaskOptions (value: unknown): CheckedTaskOptions {
 
 const PART_METHODS = Object.freeze({
   eventBus: ['publish', 'subscribe', 'close'],
-  answerRouter: ['requestId', 'attach', 'route', 'close']
+  answerRouter: ['requestId', 'attach', 'forward', 'close']
 } as const)
 
 function checkPart<K extends keyof typeof PART_METHODS> (name: K, value: unknown): void {

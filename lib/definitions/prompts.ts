@@ -14,7 +14,7 @@ import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
-import { isThenable } from './thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 

@@ -12,7 +12,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
-import { isThenable } from './thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
 import { parseUriTemplate, type TemplateVariableNames, type TemplateVariables, type UriTemplate } from './uri-template.js'
 import {
   type Annotations,

@@ -12,7 +12,7 @@ import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
-import { isThenable } from './thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 

@@ -26,7 +26,7 @@
  * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { callerOf } from '../auth/caller.js'
+import { callerOf, type RequestScope, type TaskHost } from '../handler/request-scope.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
 import { answerProblem, type ClientRequestMethod, type ClientRequestOptions } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
@@ -42,9 +42,6 @@ import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
 import { type AskRefusal, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
 import { type TaskRun, TaskRuns } from './runs.js'
-
-/** The methods the extension adds; `tasks/result` and `tasks/list` are gone in this version of tasks. */
-export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
 
 /** Who may see a task: a string per authorization context. */
 export type TaskOwner = (request: FastifyRequest) => string
@@ -95,11 +92,10 @@ function sizeWithin (value: unknown, limit: number): number | undefined {
 }
 
 /** Whether what a task would keep of this request fits the bound; cheap when the whole body is small. */
-function inputFits (ctx: HandlerContext, limit: number): boolean {
+function inputFits (ctx: HandlerContext, scope: RequestScope, limit: number): boolean {
   const length = Number(ctx.request.headers['content-length'])
   if (Number.isSafeInteger(length) && length <= limit) return true
-  const body = ctx.request.body as { params?: { arguments?: unknown } } | undefined
-  const args = sizeWithin(body?.params?.arguments, limit)
+  const args = sizeWithin(scope.params?.arguments, limit)
   if (args === undefined) return false
   const caps = sizeWithin(ctx.clientCapabilities, limit - args)
   return caps !== undefined && sizeWithin(ctx.clientInfo, limit - args - caps) !== undefined
@@ -132,7 +128,7 @@ export interface TaskServiceOptions {
 }
 
 /** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
-export class TaskService {
+export class TaskService implements TaskHost {
   readonly store: TaskStore
   readonly limits: TaskLimits
   readonly runs: TaskRuns
@@ -154,11 +150,6 @@ export class TaskService {
     this.#unsubscribe = this.#bus?.subscribe((event) => {
       if (event.type === 'taskStatus') this.runs.observe(event.task)
     }) ?? (() => {})
-  }
-
-  /** Lets `runAsTask` called while serving this request create a task here. */
-  bind (request: FastifyRequest): void {
-    services.set(request, this)
   }
 
   ownerOf (request: FastifyRequest): string {
@@ -354,8 +345,6 @@ function invalidAnswer (problem: string): Outcome {
   return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
 }
 
-const services = new WeakMap<FastifyRequest, TaskService>()
-
 /** The fields every view of a task carries. */
 function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
   const out: JsonObject = {
@@ -376,9 +365,14 @@ function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
  * request declared it.
  */
 export function canRunAsTask (ctx: HandlerContext): boolean {
-  if (ctx instanceof TaskContext) return false
-  const service = services.get(ctx.request)
-  return service !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, service.maxInputBytes)
+  const scope = taskScope(ctx)
+  return scope?.tasks !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, scope, scope.tasks.maxInputBytes)
+}
+
+/** The request scope, when `ctx` serves a request (not a task) that may create a task. */
+function taskScope (ctx: HandlerContext): RequestScope | undefined {
+  if (ctx instanceof TaskContext) return undefined
+  return ctx.request.mcpScope ?? undefined
 }
 
 /**
@@ -394,8 +388,9 @@ export async function runAsTask (
   options: RunAsTaskOptions = {}
 ): Promise<CallToolResult | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
-  const service = ctx instanceof TaskContext ? undefined : services.get(ctx.request)
-  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, service.maxInputBytes)) {
+  const scope = taskScope(ctx)
+  const service = scope?.tasks
+  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, scope as RequestScope, service.maxInputBytes)) {
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
