@@ -44,7 +44,8 @@ export interface McpDecorator {
    * Sends `notifications/tools/list_changed` on every open `subscriptions/listen`
    * stream that asked for it, on every instance sharing the event bus; returns
    * how many of this instance's streams it was written to at once (0 when
-   * nobody listens here). A failure to reach the other instances is logged.
+   * nobody listens here, or with a bus that delivers its own events later:
+   * see `EventBus.publish`). A failure to reach the other instances is logged.
    */
   notifyToolsChanged (): number
   /** Same for `notifications/prompts/list_changed`. */
