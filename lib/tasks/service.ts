@@ -28,7 +28,7 @@
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import { callerOf, type RequestScope, type TaskHost } from '../handler/request-scope.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
-import { answerProblem, type ClientRequestMethod, type ClientRequestOptions } from '../protocol/client-request-wire.js'
+import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
@@ -37,6 +37,7 @@ import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
+import { DEFAULT_MAX_TASK_ARGUMENT_BYTES } from '../options.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
@@ -54,12 +55,6 @@ export interface RunAsTaskOptions {
   required?: boolean
 }
 
-const KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots'
-}
-
 const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
   gone: 'the task is gone',
   finished: 'the task has finished',
@@ -71,14 +66,6 @@ const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
 const CLOSE_WAIT_MS = 1000
 
 const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
-
-/**
- * Bytes of its request a task may keep: its `arguments` (which the work's
- * closure usually holds) and the client capabilities and info it reads. A
- * task lives up to `ttlMs` after its request is gone, so a large body must
- * not ride along (issue 11: object-heavy bodies cost ~20x their size in heap).
- */
-export const DEFAULT_MAX_TASK_INPUT_BYTES = 64 * 1024
 
 /** JSON length of `value` when it is at most `limit`; undefined when larger or not JSON. */
 function sizeWithin (value: unknown, limit: number): number | undefined {
@@ -143,7 +130,7 @@ export class TaskService implements TaskHost {
     this.limits = options.limits
     this.store = options.store === undefined ? new MemoryTaskStore(options.limits) : options.store(options.limits)
     this.#owner = options.owner ?? callerOf
-    this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_INPUT_BYTES
+    this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_ARGUMENT_BYTES
     this.#bus = options.bus
     this.#log = options.log
     this.runs = new TaskRuns(this.store, options.log)
@@ -482,7 +469,7 @@ class TaskContext extends ClientAsking implements HandlerContext {
     let key: string
     if (explicit === undefined) {
       let n = this.#counters.get(method) ?? 0
-      do key = `${KEY_PREFIX[method]}-${++n}`; while (used.has(key))
+      do key = `${INPUT_KEY_PREFIX[method]}-${++n}`; while (used.has(key))
       this.#counters.set(method, n)
     } else {
       if (typeof explicit !== 'string' || explicit.length === 0) throw new TypeError('options.key must be a non-empty string')
