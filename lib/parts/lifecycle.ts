@@ -51,7 +51,7 @@ export class SharedParts {
 
   /**
    * Wires the endpoint in (`onEvent` hears every event the bus delivers, `onAnswer`
-   * every legacy answer routed here) and waits for the parts that say when they
+   * every legacy answer forwarded here) and waits for the parts that say when they
    * are ready, bounded; on failure closes them and throws FST_MCP_SCALE_UNAVAILABLE.
    */
   async open (onEvent: McpEventListener, onAnswer: AnswerReceiver): Promise<void> {
