@@ -90,15 +90,16 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     const { id, method, params } = message
     const header = request.headers['mcp-protocol-version']
     const entry = methodIn('legacy', method)
+    // `initialize` negotiates the version in its params; every other request names it in the header.
+    const negotiates = entry?.servedBy === 'endpoint' && entry.negotiatesVersion === true
 
     if (!state.serveLegacy) {
-      // The version the client asked for: what initialize negotiates, else the header's.
-      const requested = entry?.servedBy === 'endpoint' && entry.negotiatesVersion === true && typeof params.protocolVersion === 'string' ? params.protocolVersion : header
+      const requested = negotiates && typeof params.protocolVersion === 'string' ? params.protocolVersion : header
       return unsupported(reply, id, typeof requested === 'string' ? requested : VERSION_WITHOUT_HEADER)
     }
 
     let protocolVersion: string = VERSION_WITHOUT_HEADER
-    if (header !== undefined && !(entry?.servedBy === 'endpoint' && entry.negotiatesVersion === true)) {
+    if (header !== undefined && !negotiates) {
       if (!isLegacyVersion(header)) {
         return sendError(reply, 400, id, ErrorCode.InvalidRequest,
           `Bad Request: unsupported MCP-Protocol-Version ${quote(String(header))} (supported: ${LEGACY_VERSIONS.join(', ')})`)
