@@ -8,7 +8,6 @@
  */
 import { clip, quote } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { INPUT_METHODS } from '../protocol/client-request-wire.js'
 import { StreamClientRequests } from '../input/stream-client-requests.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
@@ -121,7 +120,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       progressMessage: protocolVersion !== '2024-11-05',
       maxBufferedBytes: options.maxStreamBufferBytes
     })
-    const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
+    const clientRequests = entry.asksClient === true ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
     const started = invokeHandler(options.server, entry, params, ctx, state.resultCheck)
     // A handler still running is bounded: timed out, or stopped when the server closes.

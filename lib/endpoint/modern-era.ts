@@ -10,7 +10,6 @@ import { clip } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
-import { INPUT_METHODS } from '../protocol/client-request-wire.js'
 import { createDiscoverResponder } from './discover-response.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, SERVER_INFO_META } from '../protocol/meta.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
@@ -251,7 +250,7 @@ export function createModernHandler (state: EndpointState): EraHandler {
       ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxBufferedBytes: options.maxStreamBufferBytes })
       : undefined
     let replay: InputReplay | undefined
-    if (INPUT_METHODS.has(method)) {
+    if (entry.asksClient === true) {
       const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs, caller: () => callerOf(request) })
       if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
       replay = opened.replay

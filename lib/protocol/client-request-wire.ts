@@ -15,9 +15,6 @@ export const INPUT_KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = O
   'roots/list': 'roots'
 })
 
-/** Client requests whose handlers may ask the client for input. */
-export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
-
 export interface ClientRequestOptions {
   /**
    * Modern era: the key of this request in `inputRequests` and of its answer

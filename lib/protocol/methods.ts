@@ -44,6 +44,8 @@ export interface ModuleMethod {
   readonly nameParam?: 'name' | 'uri'
   /** The result served when this optional handler is absent (a capability does not need it). */
   readonly fallbackResult?: Readonly<Record<string, unknown>>
+  /** Its handler may ask the client (`ctx.elicit()`, sampling, roots) while serving it. */
+  readonly asksClient?: true
 }
 
 /** A method the endpoint answers itself, whatever the server module implements. */
@@ -83,12 +85,12 @@ const TABLE = {
   'tasks/cancel': endpoint({ eras: MODERN_ONLY, extension: 'tasks', nameParam: 'taskId' }),
   // Served by the server module.
   'tools/list': module({ handler: 'listTools', capability: 'tools', eras: BOTH, cacheable: true }),
-  'tools/call': module({ handler: 'callTool', capability: 'tools', eras: BOTH, cacheable: false, nameParam: 'name' }),
+  'tools/call': module({ handler: 'callTool', capability: 'tools', eras: BOTH, cacheable: false, nameParam: 'name', asksClient: true }),
   'resources/list': module({ handler: 'listResources', capability: 'resources', eras: BOTH, cacheable: true }),
-  'resources/read': module({ handler: 'readResource', capability: 'resources', eras: BOTH, cacheable: true, nameParam: 'uri' }),
+  'resources/read': module({ handler: 'readResource', capability: 'resources', eras: BOTH, cacheable: true, nameParam: 'uri', asksClient: true }),
   'resources/templates/list': module({ handler: 'listResourceTemplates', capability: 'resources', eras: BOTH, cacheable: true, fallbackResult: Object.freeze({ resourceTemplates: Object.freeze([]) }) }),
   'prompts/list': module({ handler: 'listPrompts', capability: 'prompts', eras: BOTH, cacheable: true }),
-  'prompts/get': module({ handler: 'getPrompt', capability: 'prompts', eras: BOTH, cacheable: false, nameParam: 'name' }),
+  'prompts/get': module({ handler: 'getPrompt', capability: 'prompts', eras: BOTH, cacheable: false, nameParam: 'name', asksClient: true }),
   'completion/complete': module({ handler: 'complete', capability: 'completions', eras: BOTH, cacheable: false }),
   'resources/subscribe': module({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false }),
   'resources/unsubscribe': module({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
