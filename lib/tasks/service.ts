@@ -38,6 +38,7 @@ import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import { DEFAULT_MAX_TASK_ARGUMENT_BYTES } from '../options.js'
+import { boundedWait } from '../common/timers.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
@@ -229,15 +230,11 @@ export class TaskService implements TaskHost {
     const open = this.runs.close('the server is shutting down')
     if (this.store.shared && open.length > 0) {
       const error = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' }
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([
-        Promise.allSettled(open.map(async (run) => {
-          const change = await this.store.fail(run.taskId, error, error.message)
-          if (change?.changed === true) await this.#publish(change.task)
-        })),
-        new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_WAIT_MS) })
-      ])
-      clearTimeout(timer)
+      // A store that does not answer in time does not hold up the close.
+      await boundedWait(Promise.allSettled(open.map(async (run) => {
+        const change = await this.store.fail(run.taskId, error, error.message)
+        if (change?.changed === true) await this.#publish(change.task)
+      })), CLOSE_WAIT_MS).catch(() => {})
     }
     await this.store.close()
   }
