@@ -86,7 +86,11 @@ export async function openEndpointState (options: ResolvedOptions, log: FastifyB
         legacyLogLevel.heard(event)
         break
     }
-  }, (answer, caller) => pending.settle(answer, caller))
+  }, (answer, caller) => pending.settle(answer, caller), () => {
+    // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
+    const sent = subscriptions.notifyAllMayHaveChanged()
+    log.info({ notifications: sent }, 'MCP event bus reconnected: listen streams told that lists and resources may have changed')
+  })
 
   // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
   let tasks: TaskService | undefined
