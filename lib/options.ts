@@ -25,6 +25,7 @@ export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000
 export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
+export const MAX_LIST_PAGE_SIZE = 10_000
 export const DEFAULT_MAX_TASKS = 1000
 /**
  * What a task may keep of its request (its arguments, client capabilities and
@@ -177,6 +178,13 @@ export interface McpCapabilitiesOptions {
    */
   validateResults?: boolean
   /**
+   * Pagination of the lists served from definitions (`tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`): at most
+   * this many items per page, with an opaque `nextCursor`. Default: off (the
+   * whole list in one result; many clients ignore `nextCursor`).
+   */
+  listPageSize?: number
+  /**
    * The shared parts that let any number of instances serve behind a plain
    * load balancer, e.g. `redisScale({ url })` from `fastify-mcp-capabilities/redis`.
    * The endpoint waits for them at registration and closes them with the app.
@@ -224,6 +232,7 @@ export interface ResolvedOptions {
   maxStreamBufferBytes: number
   validateParamHeaders: ParamHeaderMode
   validateResults: boolean
+  listPageSize: number | undefined
   /** Given shared parts (undefined: the in-memory defaults). */
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
@@ -233,7 +242,7 @@ export interface ResolvedOptions {
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'scale', 'eventBus', 'answerRouter',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -446,6 +455,10 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
+  const listPageSize = options.listPageSize
+  if (listPageSize !== undefined && (typeof listPageSize !== 'number' || !Number.isSafeInteger(listPageSize) || listPageSize < 1 || listPageSize > MAX_LIST_PAGE_SIZE)) {
+    throw new FST_MCP_INVALID_OPTION('listPageSize', `expected an integer from 1 to ${MAX_LIST_PAGE_SIZE} (items per page)`)
+  }
   const { eventBus, answerRouter } = checkScale(options)
   const scaleStore = isJsonObject(options.scale) ? options.scale.taskStore : undefined
   if (scaleStore !== undefined && typeof scaleStore !== 'function') {
@@ -488,6 +501,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, DEFAULT_MAX_STREAM_BUFFER_BYTES, MIN_STREAM_BUFFER_BYTES),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
+    listPageSize,
     eventBus,
     answerRouter,
     authorization: resolveAuthorization(options.authorization)
