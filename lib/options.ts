@@ -13,6 +13,7 @@ import type { AnyServerModule } from './server-module/contract.js'
 import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
 import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 import { isJsonObject } from './protocol/jsonrpc.js'
+import { MAX_TIMER_MS } from './common/timers.js'
 import { checkRoutesOption, type RoutesOptions } from './routes/route-tools.js'
 import type { RouteCallSettings } from './routes/route-call.js'
 
@@ -28,7 +29,12 @@ export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
 export const MAX_LIST_PAGE_SIZE = 10_000
 export const DEFAULT_MAX_TASKS = 1000
-/** What a task may keep of its request (arguments, client capabilities and info), in estimated heap bytes. */
+/**
+ * What a task may keep of its request (its arguments, client capabilities and
+ * info), in estimated heap bytes. A task lives up to `ttlMs` after its request
+ * is gone, so a large body must not ride along (issues 11 and 26: object-heavy
+ * values cost ~20x their JSON in heap).
+ */
 export const DEFAULT_MAX_TASK_ARGUMENT_BYTES = 64 * 1024
 /** A handler still running after this long is aborted and answered -32603 (issue 11); 0 disables. */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000
@@ -44,8 +50,6 @@ export const DEFAULT_MAX_TASK_BYTES = 1024 * 1024
 export const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024
 /** HMAC-SHA256 keys shorter than its output weaken it. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
-/** The longest delay `setInterval` accepts. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** When modern tools/call checks `Mcp-Param-*` headers (see lib/endpoint/param-headers.ts). */
 export const PARAM_HEADER_MODES = Object.freeze(['auto', 'always', 'never'] as const)
@@ -400,7 +404,7 @@ function checkTaskOptions (value: unknown): CheckedTaskOptions {
 
 const PART_METHODS = Object.freeze({
   eventBus: ['publish', 'subscribe', 'close'],
-  answerRouter: ['requestId', 'attach', 'route', 'close']
+  answerRouter: ['requestId', 'attach', 'forward', 'close']
 } as const)
 
 function checkPart<K extends keyof typeof PART_METHODS> (name: K, value: unknown): void {
