@@ -15,8 +15,7 @@
  * - 5xx (and 3xx): a tool execution error without the route's text, which is logged.
  */
 import { STATUS_CODES } from 'node:http'
-import type { Readable } from 'node:stream'
-import type { FastifyInstance } from 'fastify'
+import type { FastifyInstance, InjectOptions } from 'fastify'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { badPathValue, fillPath } from './route-path.js'
@@ -30,7 +29,7 @@ export interface RouteCallSettings {
   readonly forwardHeaders: readonly string[]
   /** Headers computed per call. */
   readonly headers: ((ctx: HandlerContext) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>) | undefined
-  /** Largest answer body read from a route, in bytes. */
+  /** Largest answer body passed on from a route, in bytes (the route's answer is buffered by inject first). */
   readonly maxResponseBytes: number
 }
 
@@ -40,22 +39,6 @@ function toolError (text: string): CallToolResult {
 
 function asText (value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value)
-}
-
-/** Reads at most `max` bytes of `stream`; undefined when it holds more. */
-async function readCapped (stream: Readable, max: number): Promise<Buffer | undefined> {
-  const chunks: Buffer[] = []
-  let size = 0
-  for await (const chunk of stream) {
-    const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string)
-    size += buffer.length
-    if (size > max) {
-      stream.destroy()
-      return undefined
-    }
-    chunks.push(buffer)
-  }
-  return Buffer.concat(chunks, size)
 }
 
 export function createRouteCaller (fastify: FastifyInstance, settings: RouteCallSettings) {
@@ -97,17 +80,29 @@ export function createRouteCaller (fastify: FastifyInstance, settings: RouteCall
       headers['content-type'] = 'application/json'
     }
 
-    const response = await fastify.inject({
-      method: plan.method as 'GET',
-      url: fillPath(plan.path, pathValues),
-      query,
-      headers,
-      payload,
-      remoteAddress: ctx.request.ip,
-      signal: ctx.signal,
-      payloadAsStream: true
-    })
-    const raw = await readCapped(response.stream(), settings.maxResponseBytes)
+    // The handler's signal stops the route's request while it runs; once answered, later aborts (the endpoint
+    // releases its signal when the MCP request ends) must not reach a request already done.
+    const stop = new AbortController()
+    const onAbort = (): void => stop.abort(ctx.signal.reason)
+    if (ctx.signal.aborted) return toolError(`The call of tool "${plan.tool}" was cancelled`)
+    ctx.signal.addEventListener('abort', onAbort, { once: true })
+    let response: Awaited<ReturnType<FastifyInstance['inject']>>
+    try {
+      response = await fastify.inject({
+        method: plan.method as 'GET',
+        url: fillPath(plan.path, pathValues),
+        query,
+        headers,
+        payload,
+        remoteAddress: ctx.request.ip,
+        signal: stop.signal,
+        // The options are ours and well-formed: light-my-request's per-call schema check of them is skipped.
+        validate: false
+      } as InjectOptions)
+    } finally {
+      ctx.signal.removeEventListener('abort', onAbort)
+    }
+    const raw = response.rawPayload.length > settings.maxResponseBytes ? undefined : response.rawPayload
     const status = response.statusCode
     const where = { tool: plan.tool, method: plan.method, status }
     if (raw === undefined) {

@@ -31,7 +31,10 @@ export interface RoutesOptions {
   forwardHeaders?: string[]
   /** Headers computed per call from the handler context (`ctx.auth`, `ctx.request`, ...), after the forwarded ones. */
   headers?: (ctx: HandlerContext) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>
-  /** Largest answer body read from a route, in bytes; a larger one is a tool error. Default 1048576 (1 MiB). */
+  /**
+   * Largest answer body of a route passed on to the client, in bytes; a larger one is a tool error
+   * (and logged). It bounds what reaches the model, not the route's own memory. Default 1048576 (1 MiB).
+   */
   maxResponseBytes?: number
 }
 
