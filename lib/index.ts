@@ -110,3 +110,4 @@ export type { EventBus, McpEvent, McpEventListener, ListName } from './parts/eve
 export { MemoryAnswerRouter } from './parts/answer-router.js'
 export type { AnswerRouter, AnswerReceiver } from './parts/answer-router.js'
 export type { ScaleOptions } from './options.js'
+export type { RoutesOptions, RouteToolOptions } from './routes/route-tools.js'

@@ -75,3 +75,10 @@ export function checkRouteTool (value: unknown, route: string): CheckedRouteTool
   const { headers: _h, ...rest } = value
   return { ...(rest as Omit<RouteToolOptions, 'headers'>), headers: [...new Set(lower)] }
 }
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Serve this route as an MCP tool (the plugin's `routes` option must be on): `true`, or the tool's settings. */
+    mcp?: boolean | RouteToolOptions
+  }
+}
