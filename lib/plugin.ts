@@ -42,6 +42,8 @@ import { type EventBus, type McpEvent, MemoryEventBus } from './parts/event-bus.
 import { claimParts } from './parts/claims.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
 import { callerOf } from './auth/caller.js'
+import { createUiListFilter } from './apps/ui-view.js'
+import type { ListFilter } from './endpoint/state.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
 const SCALE_READY_LIMIT_MS = 30_000
@@ -100,7 +102,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   claimParts({ eventBus: options.eventBus, answerRouter: options.answerRouter })
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
-  const state = createEndpointState(options, auth?.filterListOutcome)
+  const state = createEndpointState(options, chainListFilters(auth?.filterListOutcome, createUiListFilter(options.server)))
   // The shared parts: given (e.g. on Redis), or in this process's memory.
   const bus: EventBus = options.eventBus ?? new MemoryEventBus()
   const router: AnswerRouter = options.answerRouter ?? new MemoryAnswerRouter()
@@ -305,6 +307,12 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 const TOOLS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'tools' })
 const PROMPTS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'prompts' })
 const RESOURCES_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'resources' })
+
+/** Both list steps in turn (authorization's, then the apps view); either may be absent. */
+function chainListFilters (first: ListFilter | undefined, second: ListFilter | undefined): ListFilter | undefined {
+  if (first === undefined || second === undefined) return first ?? second
+  return (method, outcome, request, modern) => second(method, first(method, outcome, request, modern), request, modern)
+}
 
 /** Waits for the parts that say when they are ready, bounded; on failure closes them and fails registration. */
 async function partsReady (parts: Array<EventBus | AnswerRouter>, closeParts: () => Promise<void>): Promise<void> {
