@@ -250,7 +250,8 @@ function checkAnswer (text: unknown, where: string): string {
 /** The settings the server advertises for the extension in its capabilities. */
 const OFFERED_UI: Readonly<Record<string, JsonObject>> = Object.freeze({ [UI_EXTENSION]: Object.freeze({}) as JsonObject })
 
-export type DefinedAppResources = DefinedResources & { readonly [OFFERED_EXTENSIONS]: Readonly<Record<string, JsonObject>> }
+/** `defineResources`' handlers; the extension marker rides along under a symbol key (OFFERED_EXTENSIONS). */
+export type DefinedAppResources = DefinedResources
 
 /**
  * UI resources by name, as `defineResources` takes resources; spread into the
@@ -262,5 +263,5 @@ export function defineAppResources (resources: Record<string, AppResourceDefinit
   const definitions: Record<string, ResourceDefinition> = {}
   for (const name of Object.keys(resources)) definitions[name] = appResource(resources[name] as AppResourceDefinition)
   const defined = defineResources(definitions)
-  return Object.defineProperty(defined, OFFERED_EXTENSIONS, { value: OFFERED_UI, enumerable: true }) as DefinedAppResources
+  return Object.defineProperty(defined, OFFERED_EXTENSIONS, { value: OFFERED_UI, enumerable: true })
 }
