@@ -22,7 +22,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { deepFreeze, isPlainObject } from '../definitions/plain.js'
 import { type DefinedResources, defineResources, type ResourceDefinition } from '../definitions/resources.js'
 import type { ToolDefinition } from '../definitions/tools.js'
-import { isThenable } from '../definitions/thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
 import { APP_VISIBILITIES, type AppVisibility, clientSupportsUi, UI_CLIENT_EXTENSION, UI_EXTENSION, UI_MIME_TYPE, UI_RESOURCE_URI_META, UI_SCHEME } from './ui-extension.js'
 
 /** Origins the app may reach; the host builds its Content-Security-Policy from them (nothing else is allowed). */

@@ -54,7 +54,7 @@ t.test('resource: ui:// URI, origins in the CSP, known permissions, an HTML5 doc
   refusal(t, () => appResource({ uri: 'ui://a/b', html: HTML, domain: '' }), /"domain" must be a non-empty string/, 'empty domain')
   refusal(t, () => appResource({ uri: 'ui://a/b', html: '<html><body>no doctype</body></html>' }), /whole HTML5 document/, 'no doctype')
   refusal(t, () => appResource({ uri: 'ui://a/b', html: HTML, mimeType: 'text/html' } as any), /"mimeType" is not an app resource field/, 'the MIME type is not the author\'s to choose')
-  refusal(t, () => defineAppResources({ a: { uri: 'ui://a/b', html: HTML }, b: { uri: 'ui://a/b', html: HTML } }), /defined twice/, 'a URI twice')
+  t.throws(() => defineAppResources({ a: { uri: 'ui://a/b', html: HTML }, b: { uri: 'ui://a/b', html: HTML } }), { code: 'FST_MCP_DUPLICATE_DEFINITION' }, 'a URI twice')
 
   const made = appResource({
     uri: 'ui://a/b',

@@ -17,7 +17,7 @@ import {
 import { EXTENSION_ID, getUiCapability } from '@modelcontextprotocol/ext-apps/server'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
-import mcpCapabilities, { McpError, type DeploymentEra } from '../../lib/index.js'
+import mcpCapabilities, { appResource, appTool, McpError, type DeploymentEra } from '../../lib/index.js'
 import { injectClient } from '../../lib/testing/index.js'
 import { listWithoutUi } from '../../lib/apps/ui-view.js'
 import { appsServer, BOARD_URI } from '../../examples/apps-server.js'
@@ -152,3 +152,22 @@ for (const mode of ['legacy', { pin: '2026-07-28' }] as const) {
     t.equal(store.get('3')?.title, 'SDK', 'the note reached the store')
   })
 }
+
+t.test('app definitions change at runtime like any other: add, disable, remove (and the view follows)', async (t) => {
+  const app = await appsApp(t)
+  app.mcp.resources.add('chart', appResource({ uri: 'ui://notes/chart', html: '<!DOCTYPE html><p>chart</p>', csp: { resourceDomains: ['https://cdn.example.com'] } }))
+  app.mcp.tools.add('show_chart', appTool({ ui: { resourceUri: 'ui://notes/chart' }, handler: () => ({ content: [{ type: 'text', text: 'a chart' }] }) }))
+  const withUi = injectClient(app, { era: 'modern', clientCapabilities: UI_CAPABILITIES })
+  const without = injectClient(app, { era: 'modern' })
+  const tools = (await withUi.listTools()).tools
+  t.strictSame(tools.map((tool) => tool.name), ['show_notes', 'add_note_from_app', 'show_chart'])
+  t.ok(toolMetaValid((tools[2] as any)._meta.ui), 'the added tool carries valid _meta.ui')
+  t.equal(getToolUiResourceUri(tools[2] as any), 'ui://notes/chart')
+  const read = await withUi.readResource('ui://notes/chart')
+  t.ok(resourceMetaValid((read.contents[0] as any)._meta.ui), 'the added resource carries valid _meta.ui')
+  t.strictSame((await without.listTools()).tools.map((tool) => [tool.name, (tool as any)._meta]), [['show_notes', undefined], ['show_chart', undefined]], 'the view of the changed list')
+  await app.mcp.tools.disable('add_note_from_app')
+  t.strictSame((await withUi.listTools()).tools.map((tool) => tool.name), ['show_notes', 'show_chart'])
+  await app.mcp.resources.remove('chart')
+  t.strictSame((await withUi.listResources()).resources.map((r) => r.uri), [BOARD_URI])
+})
