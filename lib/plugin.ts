@@ -36,7 +36,7 @@ import { isModernVersion } from './protocol/versions.js'
 import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { redactingLoggerFactory } from './endpoint/log-redaction.js'
 import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
-import type { LogLevel } from './protocol/log-level.js'
+import { CallerLogLevels } from './endpoint/caller-log-levels.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './parts/answer-router.js'
 import { type EventBus, type McpEvent, MemoryEventBus } from './parts/event-bus.js'
 import { claimParts } from './parts/claims.js'
@@ -107,13 +107,13 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // Legacy server-to-client requests awaiting the client's POSTed response; the router brings answers that land elsewhere.
   const pending = new PendingRequests(options.clientRequestTimeoutMs, () => router.requestId())
   router.attach((answer, caller) => pending.settle(answer, caller))
-  // One legacy log level for the deployment: set here at once, and on the others through the bus.
-  let legacyLevel: LogLevel | undefined
+  // Legacy log levels, per caller: set here at once, and on the others through the bus.
+  const logLevels = new CallerLogLevels()
   const logging: LegacyLogging = {
-    get level () { return legacyLevel },
-    set (level) {
-      legacyLevel = level
-      return bus.publish({ type: 'logLevel', level })
+    levels: logLevels,
+    set (caller, level) {
+      logLevels.set(caller, level)
+      return bus.publish({ type: 'logLevel', caller, level })
     }
   }
   const handleLegacy = createLegacyHandler(state, pending, logging)
@@ -135,7 +135,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         subscriptions.notifyTaskStatus(event.owner, event.task)
         break
       case 'logLevel':
-        legacyLevel = event.level
+        logLevels.set(event.caller, event.level)
         break
     }
   })
@@ -161,7 +161,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   let tasks: TaskService | undefined
   if (options.tasks) {
     try {
-      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log, maxInputBytes: options.taskMaxArgumentBytes })
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log, maxInputBytes: options.taskMaxArgumentBytes, toolErrors: options.toolErrors })
     } catch (err) {
       await closeParts()
       throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)

@@ -5,10 +5,10 @@
  * "unsupported protocol version" error naming the modern versions, the only
  * diagnostic a legacy client can show.
  *
- * Logging without sessions: the level of the last successful
- * `logging/setLevel` applies to every later legacy request the deployment
- * serves (one level for every instance sharing the event bus, not per
- * client); before any `logging/setLevel`, no log messages are sent.
+ * Logging without sessions: the endpoint answers `logging/setLevel` itself
+ * (after the module's own `setLogLevel`, when it has one, accepted it) and
+ * keeps the level per caller (caller-log-levels.ts), on every instance
+ * sharing the event bus; a caller that set no level gets no log messages.
  */
 import { clip, quote } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -17,7 +17,7 @@ import { StreamClientRequests } from '../input/stream-client-requests.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
-import { invokeHandler, whenSettled } from '../handler/invoke.js'
+import { faultSubject, invokeHandler, whenSettled } from '../handler/invoke.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
@@ -29,6 +29,7 @@ import { errorResponse, internalErrorResponse, type PreparedResult, prepareResul
 import type { InitializeResult } from '../protocol/schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
 import { callerOf } from '../auth/caller.js'
+import { CallerLogLevels } from './caller-log-levels.js'
 
 /** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
 const VERSION_WITHOUT_HEADER = '2025-03-26'
@@ -48,20 +49,18 @@ function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): Ser
 
 export type EraHandler = (message: Extract<JsonRpcMessage, { kind: 'request' }>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
 
-/** The legacy log level: one per deployment, shared by every instance through the event bus. */
+/** The legacy log levels: one per caller, shared by every instance through the event bus. */
 export interface LegacyLogging {
-  /** The level the last successful `logging/setLevel` chose (undefined: none yet). */
-  readonly level: LogLevel | undefined
-  /** Applies `level` here and on every instance; rejects when the others could not be told. */
-  set (level: LogLevel): Promise<void>
+  readonly levels: CallerLogLevels
+  /** Applies `level` for `caller` here and on every instance; rejects when the others could not be told. */
+  set (caller: string, level: LogLevel): Promise<void>
 }
 
-/** One process on its own: the level lives here. */
-export function localLogging (): LegacyLogging {
-  let level: LogLevel | undefined
+/** One process on its own: the levels live here. */
+export function localLogging (levels = new CallerLogLevels()): LegacyLogging {
   return {
-    get level () { return level },
-    async set (next) { level = next }
+    levels,
+    async set (caller, level) { levels.set(caller, level) }
   }
 }
 
@@ -125,13 +124,14 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     const meta = params._meta
     const stream = new RequestStream(request, reply, {
       progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
-      logLevel: caps.logging !== undefined ? logging.level : undefined,
+      // Nobody set a level yet: no need to know who calls.
+      logLevel: caps.logging !== undefined && logging.levels.size > 0 ? logging.levels.get(callerOf(request)) : undefined,
       progressMessage: protocolVersion !== '2024-11-05',
       maxBufferedBytes: options.maxStreamBufferBytes
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    const started = invokeHandler(options.server, route, params, ctx, state.resultCheck)
+    const started = invokeHandler(options.server, route, params, ctx, state.resultCheck, options.toolErrors)
     // A handler still running is bounded: timed out, or stopped when the server closes.
     const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
@@ -139,7 +139,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     return whenSettled(filtered, (outcome): FastifyReply | Promise<FastifyReply> => {
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
-        request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
+        request.log.error({ method }, `MCP handler ${faultSubject(route, params)} returned an input_required result to a legacy request`)
         return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
       let body: string
@@ -147,11 +147,11 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
         body = outcome.ok ? resultResponse(id, outcome.result) : errorResponse(id, outcome.code, outcome.message, outcome.data)
       } catch (err) {
         // Output JSON cannot carry (a BigInt, a cycle, a throwing getter or toJSON): a server fault.
-        request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+        request.log.error({ err, method }, `MCP handler ${faultSubject(route, params)} output could not be serialised as JSON`)
         return stream.respond(200, internalErrorResponse(id))
       }
       if (outcome.ok && method === 'logging/setLevel') {
-        return logging.set(params.level as LogLevel).then(
+        return logging.set(callerOf(request), params.level as LogLevel).then(
           () => stream.respond(200, body),
           (err: unknown) => {
             request.log.error({ err }, 'MCP logging/setLevel: the level could not be shared with the other instances')

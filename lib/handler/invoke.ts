@@ -1,9 +1,12 @@
 /**
  * Calls a server module handler for a routed method and turns whatever
- * happens into a result or a JSON-RPC error. Handler exceptions other than
- * `McpError` are logged and answered with a generic internal error, so no
- * internals leak to the client. A handler that answers synchronously gets a
- * synchronous outcome: no promise, no microtask hop before the response.
+ * happens into a result or a JSON-RPC error. An exception thrown by a
+ * `callTool` handler is a tool execution error (`isError: true`, see
+ * tool-errors.ts); other handler exceptions except `McpError` are logged and
+ * answered with a generic internal error, so no internals leak to the client.
+ * Every fault logged names the tool, prompt or resource it is about. A
+ * handler that answers synchronously gets a synchronous outcome: no promise,
+ * no microtask hop before the response.
  */
 import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
@@ -11,6 +14,8 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { MethodRoute } from '../protocol/methods.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import type { ResultCheck } from './result-validation.js'
+import { clip } from '../protocol/describe.js'
+import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from './tool-errors.js'
 
 export type Outcome =
   | { ok: true, result: JsonObject }
@@ -20,23 +25,35 @@ function isThenable (value: unknown): value is PromiseLike<unknown> {
   return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
 }
 
-function succeed (result: unknown, route: MethodRoute, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
+const TARGET_KINDS: Readonly<Partial<Record<MethodRoute['handler'], string>>> = { callTool: 'tool', getPrompt: 'prompt', readResource: 'resource' }
+
+/**
+ * What a fault is about, for log lines: `callTool (tool "add")` (the name or
+ * URI as the client sent it, clipped), else the handler's name.
+ */
+export function faultSubject (route: MethodRoute, params: JsonObject): string {
+  const kind = TARGET_KINDS[route.handler]
+  const name = route.nameParam === undefined ? undefined : params[route.nameParam]
+  return kind !== undefined && typeof name === 'string' ? `${route.handler} (${kind} "${clip(name)}")` : route.handler
+}
+
+function succeed (result: unknown, route: MethodRoute, params: JsonObject, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
   if (result === undefined || result === null) result = {}
   if (!isJsonObject(result)) {
-    ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
+    ctx.logger.error({ method: ctx.method, handler: route.handler }, `MCP handler ${faultSubject(route, params)} returned a non-object result`)
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
   }
   if (check !== undefined) {
     const problems = check(ctx.method, ctx.era, result)
     if (problems.length > 0) {
-      ctx.logger.error({ method: ctx.method, handler: route.handler, era: ctx.era, problems }, 'MCP handler result does not match the wire schema of its method')
+      ctx.logger.error({ method: ctx.method, handler: route.handler, era: ctx.era, problems }, `MCP handler ${faultSubject(route, params)} returned a result that does not match the wire schema of ${ctx.method}`)
       return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
     }
   }
   return { ok: true, result }
 }
 
-function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
+function fail (err: unknown, route: MethodRoute, params: JsonObject, ctx: HandlerContext, toolErrors: ToolErrorMode): Outcome {
   // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
   if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
   if (err instanceof McpError) {
@@ -44,7 +61,8 @@ function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
       ? { ok: false, code: err.code, message: err.message }
       : { ok: false, code: err.code, message: err.message, data: err.data }
   }
-  ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
+  if (route.handler === 'callTool') return { ok: true, result: thrownToolResult(err, params.name, toolErrors, ctx.logger) }
+  ctx.logger.error({ err, method: ctx.method, handler: route.handler }, `MCP handler ${faultSubject(route, params)} failed`)
   return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
 }
 
@@ -54,7 +72,9 @@ export function invokeHandler (
   params: JsonObject,
   ctx: HandlerContext,
   /** `validateResults`: checks each result against its method's wire schema. */
-  check?: ResultCheck
+  check?: ResultCheck,
+  /** `toolErrors`: what a tool handler's throw tells the client. */
+  toolErrors: ToolErrorMode = DEFAULT_TOOL_ERROR_MODE
 ): Outcome | Promise<Outcome> {
   const handler = server[route.handler]
   if (typeof handler !== 'function') {
@@ -64,10 +84,10 @@ export function invokeHandler (
   try {
     result = handler.call(server, params, ctx)
   } catch (err) {
-    return fail(err, route, ctx)
+    return fail(err, route, params, ctx, toolErrors)
   }
-  if (!isThenable(result)) return succeed(result, route, ctx, check)
-  return Promise.resolve(result).then((value) => succeed(value, route, ctx, check), (err: unknown) => fail(err, route, ctx))
+  if (!isThenable(result)) return succeed(result, route, params, ctx, check)
+  return Promise.resolve(result).then((value) => succeed(value, route, params, ctx, check), (err: unknown) => fail(err, route, params, ctx, toolErrors))
 }
 
 /** Applies `then` to an outcome now, or when it settles. */

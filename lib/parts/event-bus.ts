@@ -21,8 +21,8 @@ export type McpEvent =
   | { type: 'resourceUpdated', uri: string }
   /** `task` is the wire Task object; only streams of the task's owner that listen to its id hear it. */
   | { type: 'taskStatus', owner: string, task: JsonObject }
-  /** Legacy `logging/setLevel`: a stateless deployment keeps one level, set by the last successful call on any instance. */
-  | { type: 'logLevel', level: LogLevel }
+  /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
+  | { type: 'logLevel', caller: string, level: LogLevel }
 
 export type McpEventListener = (event: McpEvent) => void
 
@@ -58,7 +58,7 @@ export function isMcpEvent (value: unknown): value is McpEvent {
       return typeof value.owner === 'string' && isJsonObject(value.task) && typeof value.task.taskId === 'string' &&
         typeof value.task.status === 'string'
     case 'logLevel':
-      return isLogLevel(value.level)
+      return typeof value.caller === 'string' && isLogLevel(value.level)
   }
   return false
 }

@@ -60,8 +60,8 @@ export const METHOD_ROUTES: Readonly<Record<string, MethodRoute>> = Object.freez
   'completion/complete': route({ handler: 'complete', capability: 'completions', eras: BOTH, cacheable: false }),
   'resources/subscribe': route({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false }),
   'resources/unsubscribe': route({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
-  'logging/setLevel': route({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false })
-
+  // The endpoint keeps the level (per caller); a module's own setLogLevel is told too, when it has one.
+  'logging/setLevel': route({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) })
 }))
 
 /**
@@ -74,7 +74,7 @@ export const REQUIRED_HANDLERS: Readonly<Record<CapabilityName, readonly Handler
   resources: Object.freeze(['listResources', 'readResource'] as const),
   prompts: Object.freeze(['listPrompts', 'getPrompt'] as const),
   completions: Object.freeze(['complete'] as const),
-  logging: Object.freeze(['setLogLevel'] as const),
+  logging: Object.freeze([] as const),
   'resources.subscribe': Object.freeze(['subscribeResource'] as const)
 })
 

@@ -42,6 +42,7 @@ import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
 import { type AskRefusal, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
 import { type TaskRun, TaskRuns } from './runs.js'
+import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from '../handler/tool-errors.js'
 
 /** The methods the extension adds; `tasks/result` and `tasks/list` are gone in this version of tasks. */
 export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
@@ -129,6 +130,8 @@ export interface TaskServiceOptions {
   log: FastifyBaseLogger
   /** Bytes of its request a task may keep (`taskOptions.maxArgumentBytes`); default 64 KiB. */
   maxInputBytes?: number
+  /** What a task's work that throws answers (the `toolErrors` option); default `'message'`. */
+  toolErrors?: ToolErrorMode
 }
 
 /** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
@@ -140,6 +143,7 @@ export class TaskService {
   readonly #owner: TaskOwner
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
+  readonly #toolErrors: ToolErrorMode
   readonly #unsubscribe: () => void
   #closing: Promise<void> | undefined
 
@@ -150,6 +154,7 @@ export class TaskService {
     this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_INPUT_BYTES
     this.#bus = options.bus
     this.#log = options.log
+    this.#toolErrors = options.toolErrors ?? DEFAULT_TOOL_ERROR_MODE
     this.runs = new TaskRuns(this.store, options.log)
     this.#unsubscribe = this.#bus?.subscribe((event) => {
       if (event.type === 'taskStatus') this.runs.observe(event.task)
@@ -217,7 +222,10 @@ export class TaskService {
     }
     const { task } = created
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
-    this.#start(run, ctx, work)
+    // The tool's name, for what the task tells the client and the log when its work throws.
+    const body = ctx.request.body as { params?: { name?: unknown } } | undefined
+    const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
+    this.#start(run, ctx, work, tool)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -291,7 +299,13 @@ export class TaskService {
     return ACK
   }
 
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown): void {
+  /**
+   * Runs `work` and stores its outcome: a result completes the task; an
+   * `McpError` fails it with that error; anything else thrown completes it
+   * with a tool execution error (`isError: true`), what the same call would
+   * have answered without a task.
+   */
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string): void {
     // Only strings and the task's context are captured below: the request and its body stay free to go.
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
@@ -301,13 +315,13 @@ export class TaskService {
       if (run.ended) return
       const result = value === undefined || value === null ? {} : value
       if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
-        logger.error({ method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
+        logger.error({ method, tool }, `MCP task of tool ${JSON.stringify(tool)} returned a result that is not a final object (ask with ctx.elicit inside a task)`)
         await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
         return
       }
       const change = await this.#finish(run, this.store.complete(run.taskId, typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' }))
       if (change?.changed === true && change.task.status === 'failed') {
-        logger.warn({ method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
+        logger.warn({ method, tool, statusMessage: change.task.statusMessage }, `MCP task result of tool ${JSON.stringify(tool)} could not be kept; the task failed`)
       }
     }, async (err: unknown) => {
       if (run.ended) return
@@ -318,10 +332,9 @@ export class TaskService {
         return
       }
       if (run.controller.signal.aborted) return
-      logger.error({ err, method }, 'MCP task failed')
-      await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
+      await this.#finish(run, this.store.complete(run.taskId, { ...thrownToolResult(err, tool, this.#toolErrors, logger), resultType: 'complete' }))
     }).catch((err: unknown) => {
-      logger.error({ err, method }, 'MCP task outcome could not be stored')
+      logger.error({ err, method, tool }, `MCP task outcome of tool ${JSON.stringify(tool)} could not be stored`)
       this.runs.end(run, 'the task store failed', true)
     })
   }
