@@ -12,7 +12,8 @@ import { serve } from '../definitions/helpers.js'
 
 const tools = defineTools({
   chatty: {
-    handler: (_args, ctx) => {
+    // ctx annotated: a lone tool with a block-bodied handler defeats defineTools' inference today (dx-schemas' area)
+    handler: (_args: Record<string, never>, ctx: HandlerContext) => {
       for (const level of ['debug', 'info', 'warning', 'error'] as const) ctx.log(level, `at ${level}`)
       return 'done'
     }
