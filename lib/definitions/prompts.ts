@@ -15,6 +15,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
+import { checkKnownKeys } from './known-keys.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
@@ -52,6 +53,7 @@ interface CompiledPrompt {
 }
 
 const NO_ARGUMENTS = Type.Object({})
+const PROMPT_KEYS = ['title', 'description', 'arguments', 'icons', '_meta', 'scopes', 'complete', 'handler']
 
 function isStringSchema (schema: unknown): boolean {
   if (!isPlainObject(schema)) return false
@@ -97,6 +99,7 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
     const where = `prompt "${name}"`
     const definition = (prompts as Record<string, PromptDefinition>)[name] as PromptDefinition
     if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { arguments?, handler, ... }')
+    checkKnownKeys(definition, PROMPT_KEYS, where)
     if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
     optionalString(definition.title, where, 'title')
     optionalString(definition.description, where, 'description')

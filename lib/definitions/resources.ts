@@ -13,6 +13,7 @@ import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, option
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
 import { isThenable } from './thenable.js'
+import { checkKnownKeys } from './known-keys.js'
 import { parseUriTemplate, type TemplateVariableNames, type TemplateVariables, type UriTemplate } from './uri-template.js'
 import {
   type Annotations,
@@ -82,6 +83,7 @@ interface CompiledTemplate {
 
 const DESCRIPTIVE = ['title', 'description', 'mimeType'] as const
 const EXTRA = ['annotations', 'icons', '_meta'] as const
+const RESOURCE_KEYS = ['uri', 'uriTemplate', 'title', 'description', 'mimeType', 'annotations', 'icons', '_meta', 'size', 'scopes', 'list', 'complete', 'read']
 
 function contentsOf (value: ReadReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
   if (typeof value !== 'string') return value
@@ -106,6 +108,7 @@ export function defineResources<const T extends { [K in keyof T]: unknown }> (re
     const where = `resource "${name}"`
     const definition = (resources as Record<string, unknown>)[name] as Record<string, any>
     if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { uri or uriTemplate, read, ... }')
+    checkKnownKeys(definition, RESOURCE_KEYS, where)
     if (typeof definition.read !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"read" is not a function')
     for (const field of DESCRIPTIVE) optionalString(definition[field], where, field)
     const scopes = checkScopes(definition.scopes, where)

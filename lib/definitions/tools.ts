@@ -13,6 +13,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
+import { checkKnownKeys } from './known-keys.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
@@ -74,6 +75,7 @@ interface CompiledTool {
 }
 
 const NO_ARGUMENTS = Type.Object({})
+const TOOL_KEYS = ['title', 'description', 'input', 'output', 'annotations', 'icons', '_meta', 'scopes', 'handler']
 
 function listedSchema (schema: TObject, where: string): JsonObject {
   const plain = plainJson(schema, where) as JsonObject
@@ -87,6 +89,7 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
   if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
+  checkKnownKeys(definition as Record<string, unknown>, TOOL_KEYS, where)
   if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
   optionalString(definition.title, where, 'title')
   optionalString(definition.description, where, 'description')

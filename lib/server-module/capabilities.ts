@@ -6,6 +6,7 @@
 import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
 import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS } from '../protocol/methods.js'
 import type { CapabilitiesDeclaration, JsonObject } from './contract.js'
+import { nearMissHint } from './module-check.js'
 
 export const ERAS: readonly Era[] = Object.freeze(['legacy', 'modern'])
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
@@ -169,7 +170,7 @@ function derivedBase (server: object): Base {
 
 function requireHandlers (server: object, capability: CapabilityName): void {
   for (const handler of REQUIRED_HANDLERS[capability]) {
-    if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler)
+    if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler, nearMissHint(server, handler))
   }
 }
 
