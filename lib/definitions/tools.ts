@@ -14,6 +14,7 @@ import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, option
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
 import { checkKnownKeys } from './known-keys.js'
+import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
@@ -96,7 +97,8 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
   const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
   copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
-  tool.inputSchema = listedSchema(input, `${where} (input)`)
+  // A defaulted argument may be left out: not listed as required.
+  tool.inputSchema = defaultsOptional(listedSchema(input, `${where} (input)`))
   const output = definition.output as TObject | undefined
   if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
   copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
