@@ -66,7 +66,8 @@ t.test('near-miss names fail registration, naming the probable handler', async (
 
 t.test('a module with no handler fails; harmless oddities are warnings', async (t) => {
   t.throws(() => checkServerModule({}), { code: 'FST_MCP_INVALID_SERVER', message: /has no handler \(listTools, callTool, .*\): the endpoint would serve nothing/ })
-  t.throws(() => checkServerModule({ helper: fn, capabilities: {} }), { code: 'FST_MCP_INVALID_SERVER', message: /no handler/ })
+  t.throws(() => checkServerModule({ helper: fn }), { code: 'FST_MCP_INVALID_SERVER', message: /no handler/ })
+  t.strictSame(checkServerModule({ capabilities: { experimental: { 'x.example/y': {} } } }), [], 'a declaration says what it serves (capabilities.ts checks its handlers)')
   t.strictSame(checkServerModule({ listResources: fn, readResource: fn, unsubscribeResource: fn }), [
     'server module: "unsubscribeResource" without "subscribeResource" is never called (resources/unsubscribe needs the subscribe capability)'
   ])

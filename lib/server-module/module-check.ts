@@ -8,7 +8,7 @@
  *   (`listTool`, or `completion` for `complete`): the endpoint would serve
  *   less than the module says; the error names the handler it probably meant
  *   (a helper whose name is that close can start with `_`, which is never checked);
- * - a module with no handler at all.
+ * - a module with no handler at all (and no capabilities declaration).
  * Harmless oddities (an `unsubscribeResource` that can never be called
  * without `subscribeResource`) are returned as warnings for the plugin to log.
  */
@@ -103,7 +103,8 @@ export function checkServerModule (server: object): string[] {
       throw new FST_MCP_INVALID_SERVER(`"${name}" is not a handler name; did you mean "${meant}"? (as written it is never called; a helper may start its name with "_")`)
     }
   }
-  if (!HANDLER_NAMES.some((name) => hasHandler(server, name))) {
+  // A declaration without handlers fails in capabilities.ts, naming what it lacks.
+  if (module.capabilities === undefined && !HANDLER_NAMES.some((name) => hasHandler(server, name))) {
     throw new FST_MCP_INVALID_SERVER(`it has no handler (${HANDLER_NAMES.join(', ')}): the endpoint would serve nothing`)
   }
   const warnings: string[] = []
