@@ -14,10 +14,14 @@ export type ToolErrorMode = 'message' | 'mask'
 export const TOOL_ERROR_MODES: readonly ToolErrorMode[] = Object.freeze(['message', 'mask'])
 export const DEFAULT_TOOL_ERROR_MODE: ToolErrorMode = 'message'
 
+/** Characters of a thrown message the model gets (a message may quote a whole request); the log keeps it all. */
+export const MAX_TOOL_ERROR_CHARS = 4096
+
 /** What a thrown value says: its message when it has one, else its text. */
 function messageOf (err: unknown, tool: string): string {
   const message = err instanceof Error ? err.message : typeof err === 'string' ? err : undefined
-  return message !== undefined && message.length > 0 ? message : `Tool "${tool}" failed`
+  if (message === undefined || message.length === 0) return `Tool "${tool}" failed`
+  return message.length > MAX_TOOL_ERROR_CHARS ? message.slice(0, MAX_TOOL_ERROR_CHARS - 1) + '…' : message
 }
 
 /** The `CallToolResult` answering a throw from tool `name`'s handler; the throw is logged. */

@@ -19,6 +19,7 @@ const raw = {
     switch (params.arguments?.how) {
       case 'string': throw 'plain string thrown' // eslint-disable-line no-throw-literal
       case 'empty': throw new Error('')
+      case 'huge': throw new Error('x'.repeat(100_000))
       case 'mcp': throw new McpError(ErrorCode.InvalidParams, 'bad how', { field: 'how' })
       case 'async': return Promise.reject(new RangeError('out of range: 42'))
       default: throw new Error('raw failure')
@@ -57,8 +58,12 @@ for (const era of ['modern', 'legacy'] as const) {
       t.strictSame(result.content, [{ type: 'text', text }], `${how ?? 'sync'}: ${text}`)
       t.equal(result.isError, true)
     }
+    const huge = await client.callTool('raw', { how: 'huge' })
+    const hugeText = (huge.content[0] as { text: string }).text
+    t.equal(hugeText.length, 4096, 'a huge message is cut to 4096 characters')
+    t.ok(hugeText.endsWith('…'))
     const logged = logs.filter((line) => line.msg === 'MCP tool "raw" threw; answered as a tool execution error (isError)')
-    t.equal(logged.length, 4, 'each throw is logged')
+    t.equal(logged.length, 5, 'each throw is logged')
     t.match(logged[0], { level: 50, tool: 'raw', err: { message: 'raw failure' } }, 'with the error')
     await t.rejects(client.callTool('raw', { how: 'mcp' }), { code: ErrorCode.InvalidParams, message: 'bad how', data: { field: 'how' } }, 'McpError keeps its code and data')
     await t.rejects(client.getPrompt('p'), { code: ErrorCode.InternalError, message: 'Internal error' }, 'other handlers: -32603 as before')
