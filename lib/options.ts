@@ -25,6 +25,7 @@ export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000
 export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
+export const MAX_LIST_PAGE_SIZE = 10_000
 export const DEFAULT_MAX_TASKS = 1000
 /** What a task may keep of its request (arguments, client capabilities and info), in estimated heap bytes. */
 export const DEFAULT_MAX_TASK_ARGUMENT_BYTES = 64 * 1024
@@ -182,6 +183,13 @@ export interface McpCapabilitiesOptions {
    */
   toolErrors?: ToolErrorMode
   /**
+   * Pagination of the lists served from definitions (`tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`): at most
+   * this many items per page, with an opaque `nextCursor`. Default: off (the
+   * whole list in one result; many clients ignore `nextCursor`).
+   */
+  listPageSize?: number
+  /**
    * The shared parts that let any number of instances serve behind a plain
    * load balancer, e.g. `redisScale({ url })` from `fastify-mcp-capabilities/redis`.
    * The endpoint waits for them at registration and closes them with the app.
@@ -230,6 +238,7 @@ export interface ResolvedOptions {
   validateParamHeaders: ParamHeaderMode
   validateResults: boolean
   toolErrors: ToolErrorMode
+  listPageSize: number | undefined
   /** Given shared parts (undefined: the in-memory defaults). */
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
@@ -239,7 +248,7 @@ export interface ResolvedOptions {
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'toolErrors', 'scale', 'eventBus', 'answerRouter',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'toolErrors', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -456,6 +465,10 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
+  const listPageSize = options.listPageSize
+  if (listPageSize !== undefined && (typeof listPageSize !== 'number' || !Number.isSafeInteger(listPageSize) || listPageSize < 1 || listPageSize > MAX_LIST_PAGE_SIZE)) {
+    throw new FST_MCP_INVALID_OPTION('listPageSize', `expected an integer from 1 to ${MAX_LIST_PAGE_SIZE} (items per page)`)
+  }
   const { eventBus, answerRouter } = checkScale(options)
   const scaleStore = isJsonObject(options.scale) ? options.scale.taskStore : undefined
   if (scaleStore !== undefined && typeof scaleStore !== 'function') {
@@ -499,6 +512,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
     toolErrors: toolErrors as ToolErrorMode,
+    listPageSize,
     eventBus,
     answerRouter,
     authorization: resolveAuthorization(options.authorization)
