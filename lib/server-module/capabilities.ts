@@ -6,9 +6,18 @@
 import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
 import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS } from '../protocol/methods.js'
 import type { CapabilitiesDeclaration, JsonObject } from './contract.js'
+import { nearMissHint } from './module-check.js'
 
 export const ERAS: readonly Era[] = Object.freeze(['legacy', 'modern'])
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+/**
+ * Extensions a module offers through its definitions (MCP Apps' UI resources
+ * put `io.modelcontextprotocol/ui` here): a symbol key, so spreading the
+ * definitions into a module carries it and no handler name is taken.
+ * Advertised under `extensions` in both eras (the legacy schemas leave the
+ * capabilities object open, and the extensions mechanism uses it there too).
+ */
+export const OFFERED_EXTENSIONS: unique symbol = Symbol.for('fastify-mcp-capabilities.offeredExtensions')
 
 const DECLARABLE_KEYS: ReadonlySet<string> = new Set([
   'tools', 'resources', 'prompts', 'completions', 'logging', 'experimental', 'extensions'
@@ -50,7 +59,7 @@ type LegacyShape<M> = Optionalise<{
   resources: Field<HandlerState<M, 'listResources'>, Readonly<LegacyResources<M>>>
   prompts: Field<HandlerState<M, 'listPrompts'>, { readonly listChanged: false }>
   completions: Field<HandlerState<M, 'complete'>, Readonly<JsonObject>>
-  logging: Field<HandlerState<M, 'setLogLevel'>, Readonly<JsonObject>>
+  logging: Readonly<JsonObject>
 }>
 
 type ModernShape<M> = Optionalise<{
@@ -69,6 +78,8 @@ export interface LegacyServerCapabilities {
   readonly completions?: Readonly<JsonObject>
   readonly logging?: Readonly<JsonObject>
   readonly experimental?: Readonly<Record<string, Readonly<JsonObject>>>
+  /** Extensions the module's definitions offer (OFFERED_EXTENSIONS), e.g. MCP Apps. */
+  readonly extensions?: Readonly<Record<string, Readonly<JsonObject>>>
 }
 
 /** The general shape of a modern (2026-07-28) `ServerCapabilities`: the legacy fields, plus `extensions`. */
@@ -167,9 +178,15 @@ function derivedBase (server: object): Base {
   return base
 }
 
+/** What the module's definitions offer under OFFERED_EXTENSIONS (copied; nothing when absent or malformed). */
+export function offeredExtensions (server: object): Record<string, JsonObject> {
+  const offered = (server as { [OFFERED_EXTENSIONS]?: unknown })[OFFERED_EXTENSIONS]
+  return offered === undefined ? {} : copyMap('offered extensions', offered)
+}
+
 function requireHandlers (server: object, capability: CapabilityName): void {
   for (const handler of REQUIRED_HANDLERS[capability]) {
-    if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler)
+    if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler, nearMissHint(server, handler))
   }
 }
 
@@ -179,9 +196,10 @@ function requireHandlers (server: object, capability: CapabilityName): void {
  * - base set: the module's own `capabilities` (object, or function of `{ era }`)
  *   when it has one, else tools/resources/prompts for each list handler;
  * - legacy: `listChanged: false`; `resources.subscribe` iff `subscribeResource`;
- *   `logging` iff `setLogLevel`; `completions` iff `complete`;
- * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always
- *   (each unless the declaration sets it `false`),
+ *   `logging` always (the endpoint answers `logging/setLevel` itself);
+ *   `completions` iff `complete`;
+ * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always,
+ *   (`logging` in both eras and the rest unless the declaration sets it `false`),
  *   `completions` iff `complete`, the tasks extension iff `tasks`.
  *
  * Throws `FST_MCP_MISSING_HANDLER` when a capability would be advertised
@@ -243,23 +261,20 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
     caps.completions = base.completions ?? {}
   }
 
-  if (base.logging !== false) {
-    if (modern) {
-      // any handler may emit notifications/message on a request that sets a logLevel
-      caps.logging = base.logging ?? {}
-    } else if (base.logging !== undefined || hasHandler(server, 'setLogLevel')) {
-      requireHandlers(server, 'logging')
-      caps.logging = base.logging ?? {}
-    }
-  }
+  // Any handler may log: modern on a request that sets a logLevel, legacy once the caller
+  // sent logging/setLevel (answered by the endpoint, the module's setLogLevel being optional).
+  if (base.logging !== false) caps.logging = base.logging ?? {}
 
   if (base.experimental) caps.experimental = base.experimental
 
+  const offered = offeredExtensions(server)
   if (modern) {
-    const extensions: Record<string, JsonObject> = { ...base.extensions }
+    const extensions: Record<string, JsonObject> = { ...offered, ...base.extensions }
     if (options.tasks === true) extensions[TASKS_EXTENSION] = extensions[TASKS_EXTENSION] ?? {}
     else delete extensions[TASKS_EXTENSION]
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
+  } else if (Object.keys(offered).length > 0) {
+    caps.extensions = offered
   }
 
   return deepFreeze(caps) as BuiltCapabilities<M, E>
