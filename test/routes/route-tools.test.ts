@@ -18,6 +18,8 @@ import { specValidator } from '../helpers/spec-schemas.js'
 import type { McpCapabilitiesOptions } from '../../lib/options.js'
 
 const SERVER_INFO = { name: 'routes-test', version: '1.0.0' }
+/** A module serving something other than tools (a module with no handler at all is refused). */
+const PROMPTS_ONLY = { listPrompts: () => ({ prompts: [] }), getPrompt: () => ({ messages: [] }) }
 
 interface Seen { headers: Record<string, unknown>, ip: string, url: string }
 
@@ -219,7 +221,7 @@ t.test('registration errors name the route and the key', async (t) => {
   await t.rejects(async () => { await collide.ready() }, { code: 'FST_MCP_ROUTE_ARGUMENT_COLLISION', message: /Route POST \/items\/:id .*"id" would be both in the params and in the body/ })
 
   const off = Fastify()
-  await off.register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO })
+  await off.register(mcpCapabilities, { server: PROMPTS_ONLY, serverInfo: SERVER_INFO })
   t.throws(() => off.get('/x', { config: { mcp: true } }, async () => ({})), { code: 'FST_MCP_INVALID_ROUTE_TOOL', message: /GET \/x .*routes: true/ })
   t.throws(() => off.get('/y', { config: { mcp: { nmae: 'x' } } }, async () => ({})), { code: 'FST_MCP_INVALID_ROUTE_TOOL' })
 
@@ -271,7 +273,7 @@ t.test('headers(ctx), maxResponseBytes, abort, the caller\'s address', async (t)
 
 t.test('no routes option: nothing changes (no tools capability from routes)', async (t) => {
   const app = Fastify()
-  await app.register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO })
+  await app.register(mcpCapabilities, { server: PROMPTS_ONLY, serverInfo: SERVER_INFO })
   app.get('/plain', async () => 'x')
   await app.ready()
   t.equal(app.mcp.capabilities.modern.tools, undefined)
