@@ -104,8 +104,8 @@ async function endpointRound (store: ((limits: TaskLimits) => TaskStore) | undef
       callTool: (_params: unknown, ctx: never) => runAsTask(ctx, () => new Promise(() => {}))
     },
     serverInfo: { name: 'bench-tasks', version: '1.0.0' },
-    tasks: true,
-    taskOptions: { ...LIMITS, ...(store !== undefined && { store }) }
+    tasks: { ...LIMITS },
+    ...(store !== undefined && { scale: { taskStore: store } })
   } as never)
   const ids: string[] = []
   let t0 = process.hrtime.bigint()

@@ -2,16 +2,16 @@
  * How the examples run as one of several instances: `REDIS_URL` puts the
  * shared parts (event bus, task store, legacy answer router) on that Redis,
  * under `REDIS_PREFIX` (default `mcp:`), and `MCP_REQUEST_STATE_SECRET` is
- * the key every instance signs `requestState` with (required with Redis).
+ * the secret every instance seals `requestState` with (required with Redis).
  * Without them the example runs in memory, on its own. The `./redis` entry
  * (and ioredis) is loaded only when `REDIS_URL` is set.
  */
 import type { McpCapabilitiesOptions } from '../lib/index.js'
 
-export async function scaleFromEnv (env: NodeJS.ProcessEnv = process.env): Promise<Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'>> {
-  const options: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'> = {}
+export async function scaleFromEnv (env: NodeJS.ProcessEnv = process.env): Promise<Pick<McpCapabilitiesOptions, 'scale' | 'requestState'>> {
+  const options: Pick<McpCapabilitiesOptions, 'scale' | 'requestState'> = {}
   const secret = env.MCP_REQUEST_STATE_SECRET
-  if (secret !== undefined && secret !== '') options.requestStateSecret = secret
+  if (secret !== undefined && secret !== '') options.requestState = { secret }
   const url = env.REDIS_URL
   if (url !== undefined && url !== '') {
     const { redisScale } = await import('../lib/redis/index.js')

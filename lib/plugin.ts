@@ -97,15 +97,15 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
   // Given parts belong to this endpoint from here on (checked before anything is built).
-  claimParts({ eventBus: options.eventBus, answerRouter: options.answerRouter })
+  claimParts({ 'scale.eventBus': options.scale.eventBus, 'scale.answerRouter': options.scale.answerRouter })
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
   const state = createEndpointState(options, auth?.filterListOutcome)
   // The shared parts: given (e.g. on Redis), or in this process's memory.
-  const bus: EventBus = options.eventBus ?? new MemoryEventBus()
-  const router: AnswerRouter = options.answerRouter ?? new MemoryAnswerRouter()
+  const bus: EventBus = options.scale.eventBus ?? new MemoryEventBus()
+  const router: AnswerRouter = options.scale.answerRouter ?? new MemoryAnswerRouter()
   // Legacy server-to-client requests awaiting the client's POSTed response; the router brings answers that land elsewhere.
-  const pending = new PendingRequests(options.clientRequestTimeoutMs, () => router.requestId())
+  const pending = new PendingRequests(options.limits.clientRequestTimeoutMs, () => router.requestId())
   router.attach((answer, caller) => pending.settle(answer, caller))
   // One legacy log level for the deployment: set here at once, and on the others through the bus.
   let legacyLevel: LogLevel | undefined
@@ -118,9 +118,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   }
   const handleLegacy = createLegacyHandler(state, pending, logging)
   const subscriptions = new SubscriptionRegistry({
-    keepAliveMs: options.keepAliveMs,
     serverInfo: options.serverInfo,
-    limits: { maxStreams: options.maxListenStreams, maxStreamsPerCaller: options.maxListenStreamsPerCaller, maxBufferedBytes: options.maxStreamBufferBytes }
+    listen: options.limits.listen,
+    maxStreamBufferBytes: options.limits.maxStreamBufferBytes
   })
   // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
   const stopListening = bus.subscribe((event) => {
@@ -159,12 +159,12 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   }
   // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
   let tasks: TaskService | undefined
-  if (options.tasks) {
+  if (options.tasks !== undefined) {
     try {
-      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus, log: fastify.log, maxInputBytes: options.taskMaxArgumentBytes })
+      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus, log: fastify.log })
     } catch (err) {
       await closeParts()
-      throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
+      throw new FST_MCP_INVALID_OPTION('scale.taskStore', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
     }
   }
   const handleModern = createModernHandler(state, subscriptions, tasks)
@@ -295,7 +295,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   auth?.serveMetadata(fastify, loggerFactory)
 
   await fastify.register(async function mcpEndpoint (child: FastifyInstance) {
-    installJsonParser(child, options.bodyLimit)
+    installJsonParser(child, options.limits.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
     child.route({ method: 'POST', url: options.path, onRequest, ...childLoggerFactory, handler: handlePost })
     child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: options.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: methodNotAllowed })

@@ -127,7 +127,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
       progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
       logLevel: caps.logging !== undefined ? logging.level : undefined,
       progressMessage: protocolVersion !== '2024-11-05',
-      maxBufferedBytes: options.maxStreamBufferBytes
+      maxStreamBufferBytes: options.limits.maxStreamBufferBytes
     })
     const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)

@@ -93,11 +93,11 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
   const { options } = state
   const caps = state.capabilities.modern
   const respondDiscover = createDiscoverResponder(state)
-  const cacheHints = options.cache
+  const cacheHints = options.cacheHints.results
   const serverInfo = options.serverInfo
   const respondListen = createListenResponder(subscriptions, caps)
-  const codec = new RequestStateCodec(options.requestStateKeys)
-  const paramHeaders = new ParamHeaderValidator(options.server, options.validateParamHeaders)
+  const codec = new RequestStateCodec(options.requestState.secret)
+  const paramHeaders = new ParamHeaderValidator(options.server, options.validate.paramHeaders)
 
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
     const out: JsonObject = { ...result }
@@ -243,11 +243,11 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const streamedLevel = caps.logging !== undefined ? logLevel : undefined
     // With neither a progress token nor a log level nothing can be streamed: the answer is plain JSON.
     const stream = progressToken !== undefined || streamedLevel !== undefined
-      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxBufferedBytes: options.maxStreamBufferBytes })
+      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxStreamBufferBytes: options.limits.maxStreamBufferBytes })
       : undefined
     let replay: InputReplay | undefined
     if (INPUT_METHODS.has(method)) {
-      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs, caller: () => callerOf(request) })
+      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestState.ttlMs, caller: () => callerOf(request) })
       if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
       replay = opened.replay
     }

@@ -21,10 +21,10 @@ export interface EndpointState {
     readonly legacy: LegacyServerCapabilities
     readonly modern: ModernServerCapabilities
   }
-  /** Present with `validateResults`: checks handler results against their wire schemas. */
+  /** Present with `validate.results`: checks handler results against their wire schemas. */
   readonly resultCheck: ResultCheck | undefined
   readonly filterList: ListFilter | undefined
-  /** Handlers still running: timed out after `handlerTimeoutMs`, stopped and answered on close. */
+  /** Handlers still running: timed out after `limits.handlerTimeoutMs`, stopped and answered on close. */
   readonly inFlight: InFlight
 }
 
@@ -32,15 +32,15 @@ export function createEndpointState (options: ResolvedOptions, filterList?: List
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
-  const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks }) as ModernServerCapabilities
+  const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks !== undefined }) as ModernServerCapabilities
   return Object.freeze({
     options,
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
     capabilities: Object.freeze({ legacy, modern }),
-    resultCheck: options.validateResults ? createResultCheck() : undefined,
+    resultCheck: options.validate.results ? createResultCheck() : undefined,
     filterList,
-    inFlight: new InFlight(options.handlerTimeoutMs)
+    inFlight: new InFlight(options.limits.handlerTimeoutMs)
   })
 }
 

@@ -20,13 +20,13 @@ interface Entry {
 }
 
 export class InFlight {
-  readonly #timeoutMs: number
+  readonly #handlerTimeoutMs: number
   readonly #entries = new Set<Entry>()
   #closed = false
 
-  /** `timeoutMs: 0` never times a handler out. */
-  constructor (timeoutMs: number) {
-    this.#timeoutMs = timeoutMs
+  /** `handlerTimeoutMs: 0` never times a handler out. */
+  constructor (handlerTimeoutMs: number) {
+    this.#handlerTimeoutMs = handlerTimeoutMs
   }
 
   /** Handlers pending now. */
@@ -57,8 +57,8 @@ export class InFlight {
         return
       }
       this.#entries.add(entry)
-      if (this.#timeoutMs > 0) {
-        timer = setTimeout(() => entry.stop(TIMED_OUT), this.#timeoutMs)
+      if (this.#handlerTimeoutMs > 0) {
+        timer = setTimeout(() => entry.stop(TIMED_OUT), this.#handlerTimeoutMs)
         timer.unref()
       }
       pending.then((outcome) => {

@@ -53,7 +53,7 @@ export function invokeHandler (
   route: MethodRoute,
   params: JsonObject,
   ctx: HandlerContext,
-  /** `validateResults`: checks each result against its method's wire schema. */
+  /** `validate.results`: checks each result against its method's wire schema. */
   check?: ResultCheck
 ): Outcome | Promise<Outcome> {
   const handler = server[route.handler]

@@ -66,8 +66,8 @@ const KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = {
 const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
   gone: 'the task is gone',
   finished: 'the task has finished',
-  'too-large': 'the question is larger than a task may keep (taskOptions.maxTaskBytes)',
-  full: 'the task store has no room left for the question (taskOptions.maxStoredBytes)'
+  'too-large': 'the question is larger than a task may keep (tasks.maxTaskBytes)',
+  full: 'the task store has no room left for the question (tasks.maxStoredBytes)'
 }
 
 /** How long `close()` waits for a shared store to record that work here stopped. */
@@ -81,7 +81,6 @@ const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError
  * task lives up to `ttlMs` after its request is gone, so a large body must
  * not ride along (issue 11: object-heavy bodies cost ~20x their size in heap).
  */
-export const DEFAULT_MAX_TASK_INPUT_BYTES = 64 * 1024
 
 /** JSON length of `value` when it is at most `limit`; undefined when larger or not JSON. */
 function sizeWithin (value: unknown, limit: number): number | undefined {
@@ -127,8 +126,8 @@ export interface TaskServiceOptions {
   /** Where task changes are published; without one, only this process hears them. */
   bus?: EventBus
   log: FastifyBaseLogger
-  /** Bytes of its request a task may keep (`taskOptions.maxArgumentBytes`); default 64 KiB. */
-  maxInputBytes?: number
+  /** Bytes (JSON) of its request a task may keep (`tasks.maxArgumentBytes`). */
+  maxArgumentBytes: number
 }
 
 /** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
@@ -136,7 +135,7 @@ export class TaskService {
   readonly store: TaskStore
   readonly limits: TaskLimits
   readonly runs: TaskRuns
-  readonly maxInputBytes: number
+  readonly maxArgumentBytes: number
   readonly #owner: TaskOwner
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
@@ -147,7 +146,7 @@ export class TaskService {
     this.limits = options.limits
     this.store = options.store === undefined ? new MemoryTaskStore(options.limits) : options.store(options.limits)
     this.#owner = options.owner ?? callerOf
-    this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_INPUT_BYTES
+    this.maxArgumentBytes = options.maxArgumentBytes
     this.#bus = options.bus
     this.#log = options.log
     this.runs = new TaskRuns(this.store, options.log)
@@ -163,7 +162,7 @@ export class TaskService {
 
   ownerOf (request: FastifyRequest): string {
     const owner = this.#owner(request)
-    if (typeof owner !== 'string') throw new TypeError('the taskOptions.owner function must return a string')
+    if (typeof owner !== 'string') throw new TypeError('the tasks.owner function must return a string')
     return owner
   }
 
@@ -378,7 +377,7 @@ function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
 export function canRunAsTask (ctx: HandlerContext): boolean {
   if (ctx instanceof TaskContext) return false
   const service = services.get(ctx.request)
-  return service !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, service.maxInputBytes)
+  return service !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, service.maxArgumentBytes)
 }
 
 /**
@@ -395,11 +394,11 @@ export async function runAsTask (
 ): Promise<CallToolResult | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
   const service = ctx instanceof TaskContext ? undefined : services.get(ctx.request)
-  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, service.maxInputBytes)) {
+  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, service.maxArgumentBytes)) {
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes)`)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxArgumentBytes} bytes)`)
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)

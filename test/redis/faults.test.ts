@@ -27,9 +27,9 @@ t.test('Redis lost while serving, then back', async (t) => {
   t.teardown(redis.close)
   const make = (): ReturnType<typeof startApp> => startApp({
     server,
-    requestStateSecret: 'faults-request-state-secret-0123456789abcdef',
+    requestState: { secret: 'faults-request-state-secret-0123456789abcdef' },
     scale: redisScale({ url: redis.url, prefix: 'faults:', commandTimeoutMs: 500 }),
-    keepAliveMs: 0
+    limits: { listen: { keepAliveMs: 0 } }
   })
   const a = await make()
   const b = await make()
