@@ -202,9 +202,14 @@ export interface McpCapabilitiesOptions {
   path?: string
   /** Natural-language guidance sent in `initialize` and `server/discover` results. */
   instructions?: string
-  /** Origins allowed to call the endpoint (`Origin` header); `true` allows any; default: requests with an `Origin` are refused. */
+  /**
+   * Browser origins allowed to call the endpoint (`Origin` header); `true`
+   * allows any. Default: on a loopback connection (and `inject()`) loopback
+   * origins only; elsewhere a request with an `Origin` is refused unless
+   * `allowedHosts` names its host and it matches `Host` (DNS-rebinding defence).
+   */
   allowedOrigins?: string[] | true
-  /** Host names (with or without port) allowed in the `Host` header; `true` allows any; default: loopback names only. */
+  /** `Host` header values allowed (names, with or without port); `true` allows any. Default: on a loopback connection loopback names only, elsewhere any. */
   allowedHosts?: string[] | true
   /**
    * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
