@@ -12,7 +12,7 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
 import { compileValidator, type Validator } from './validation.js'
@@ -52,6 +52,18 @@ interface CompiledPrompt {
 }
 
 const NO_ARGUMENTS = Type.Object({})
+
+/** What a prompt definition may hold (`PromptDefinition`); the listed fields are checked against `Prompt` once built. */
+const PROMPT_FIELDS = {
+  title: TEXT,
+  description: TEXT,
+  arguments: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  scopes: SCOPES,
+  complete: LISTED,
+  handler: callback('a function (args, ctx) returning the prompt or its text', true)
+}
 
 function isStringSchema (schema: unknown): boolean {
   if (!isPlainObject(schema)) return false
@@ -96,16 +108,13 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
   for (const name of Object.keys(prompts)) {
     const where = `prompt "${name}"`
     const definition = (prompts as Record<string, PromptDefinition>)[name] as PromptDefinition
-    if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { arguments?, handler, ... }')
-    if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
-    optionalString(definition.title, where, 'title')
-    optionalString(definition.description, where, 'description')
+    const { scopes: required } = checkDefinition(PROMPT_FIELDS, definition, where)
     const schema = (definition.arguments ?? NO_ARGUMENTS) as TObject
     const prompt: Record<string, unknown> = { name }
-    copyFields(definition as Record<string, unknown>, prompt, ['title', 'description'], where)
+    copyFields(definition as unknown as Record<string, unknown>, prompt, ['title', 'description'], where)
     const args = listedArguments(schema, `${where} (arguments)`)
     if (args.length > 0) prompt.arguments = args
-    copyFields(definition as Record<string, unknown>, prompt, ['icons', '_meta'], where)
+    copyFields(definition as unknown as Record<string, unknown>, prompt, ['icons', '_meta'], where)
     checkListed(Prompt, prompt, where, 'Prompt')
     if (definition.complete !== undefined) {
       if (!isPlainObject(definition.complete)) throw new FST_MCP_INVALID_DEFINITION(where, '"complete" must be an object of completers by argument name')
@@ -117,7 +126,6 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
       }
       completers.set(name, Object.freeze(own))
     }
-    const required = checkScopes(definition.scopes, where)
     if (required !== undefined) scopes.set(name, required)
     listed.push(prompt as Prompt)
     table.set(name, { name, args: compileValidator(schema, `${where} (arguments)`, 'arguments'), handler: definition.handler })

@@ -9,7 +9,7 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
 import { isThenable } from './thenable.js'
@@ -83,6 +83,23 @@ interface CompiledTemplate {
 const DESCRIPTIVE = ['title', 'description', 'mimeType'] as const
 const EXTRA = ['annotations', 'icons', '_meta'] as const
 
+/** What a resource definition may hold (`ResourceDefinition`); the listed fields are checked against `Resource`/`ResourceTemplate` once built. */
+const RESOURCE_FIELDS = {
+  uri: LISTED,
+  uriTemplate: LISTED,
+  title: TEXT,
+  description: TEXT,
+  mimeType: TEXT,
+  annotations: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  size: LISTED,
+  scopes: SCOPES,
+  list: callback('a function (ctx) returning the resources of the template'),
+  complete: LISTED,
+  read: callback('a function returning the contents or their text', true)
+}
+
 function contentsOf (value: ReadReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
   if (typeof value !== 'string') return value
   return { contents: [mimeType === undefined ? { uri, text: value } : { uri, mimeType, text: value }] }
@@ -105,10 +122,7 @@ export function defineResources<const T extends { [K in keyof T]: unknown }> (re
   for (const name of Object.keys(resources)) {
     const where = `resource "${name}"`
     const definition = (resources as Record<string, unknown>)[name] as Record<string, any>
-    if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { uri or uriTemplate, read, ... }')
-    if (typeof definition.read !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"read" is not a function')
-    for (const field of DESCRIPTIVE) optionalString(definition[field], where, field)
-    const scopes = checkScopes(definition.scopes, where)
+    const { scopes } = checkDefinition(RESOURCE_FIELDS, definition, where)
     if (scopes !== undefined) anyScopes = true
     const mimeType = definition.mimeType as string | undefined
 
@@ -126,7 +140,6 @@ export function defineResources<const T extends { [K in keyof T]: unknown }> (re
       statics.set(uri, { mimeType, scopes, read: definition.read as CompiledStatic['read'] })
     } else if (definition.uriTemplate !== undefined) {
       const template = parseUriTemplate(definition.uriTemplate as string, where)
-      if (definition.list !== undefined && typeof definition.list !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"list" is not a function')
       const listed: Record<string, unknown> = { uriTemplate: template.template, name }
       copyFields(definition, listed, DESCRIPTIVE, where)
       copyFields(definition, listed, EXTRA, where)

@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from './thenable.js'
 import { compileValidator, type Validator } from './validation.js'
@@ -75,6 +75,19 @@ interface CompiledTool {
 
 const NO_ARGUMENTS = Type.Object({})
 
+/** What a tool definition may hold (`ToolDefinition`); the listed fields are checked against `Tool` once built. */
+const TOOL_FIELDS = {
+  title: TEXT,
+  description: TEXT,
+  input: LISTED,
+  output: LISTED,
+  annotations: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  scopes: SCOPES,
+  handler: callback('a function (args, ctx) returning the result', true)
+}
+
 function listedSchema (schema: TObject, where: string): JsonObject {
   const plain = plainJson(schema, where) as JsonObject
   if (!isPlainObject(plain) || plain.type !== 'object') {
@@ -83,23 +96,21 @@ function listedSchema (schema: TObject, where: string): JsonObject {
   return plain
 }
 
-function compileTool (name: string, definition: ToolDefinition<TObject, unknown>): { tool: Tool, compiled: CompiledTool } {
+function compileTool (name: string, definition: ToolDefinition<TObject, unknown>): { tool: Tool, compiled: CompiledTool, scopes: readonly string[] | undefined } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
-  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
-  if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
-  optionalString(definition.title, where, 'title')
-  optionalString(definition.description, where, 'description')
+  const { scopes } = checkDefinition(TOOL_FIELDS, definition, where)
   const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
-  copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
+  copyFields(definition as unknown as Record<string, unknown>, tool, ['title', 'description'], where)
   tool.inputSchema = listedSchema(input, `${where} (input)`)
   const output = definition.output as TObject | undefined
   if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
-  copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
+  copyFields(definition as unknown as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
   checkListed(Tool, tool, where, 'Tool')
   return {
     tool: tool as Tool,
+    scopes,
     compiled: {
       name,
       input: compileValidator(input, `${where} (input)`, 'arguments'),
@@ -145,8 +156,7 @@ export function defineTools<
   const scopes = new Map<string, readonly string[]>()
   for (const name of Object.keys(tools)) {
     const definition = (tools as Record<string, ToolDefinition<TObject, unknown>>)[name] as ToolDefinition<TObject, unknown>
-    const { tool, compiled } = compileTool(name, definition)
-    const required = checkScopes(definition.scopes, `tool "${name}"`)
+    const { tool, compiled, scopes: required } = compileTool(name, definition)
     if (required !== undefined) scopes.set(name, required)
     listed.push(tool)
     table.set(name, compiled)
