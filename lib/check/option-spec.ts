@@ -211,23 +211,28 @@ export function custom<T> (expects: string, read: (value: unknown, at: At) => T,
 type Fields = Record<string, Spec<any>>
 export type GroupValue<F extends Fields> = { [K in keyof F]: F[K] extends Spec<infer T> ? T : never }
 
-export interface GroupOptions<F extends Fields, R> {
+export interface GroupOptions {
   /** Keys another reader of the same object takes (Fastify's `prefix`...): allowed, not listed, not read. */
   ignore?: readonly string[]
   required?: true
+}
+
+export interface FinishedGroupOptions<F extends Fields, R> extends GroupOptions {
   /** Checks between keys, defaults computed from other keys, and the shape the code uses. */
-  finish?: (value: GroupValue<F>, at: At) => R
+  finish: (value: GroupValue<F>, at: At) => R
 }
 
 /**
  * An object with these keys and no others; absent is the same as `{}` (all
  * defaults) unless required.
  */
-export function group<F extends Fields, R = GroupValue<F>> (fields: F, options: GroupOptions<F, R> = {}): Spec<R> {
+export function group<F extends Fields, R> (fields: F, options: FinishedGroupOptions<F, R>): Spec<R>
+export function group<F extends Fields> (fields: F, options?: GroupOptions): Spec<GroupValue<F>>
+export function group<F extends Fields, R> (fields: F, options: GroupOptions & { finish?: (value: GroupValue<F>, at: At) => R } = {}): Spec<R | GroupValue<F>> {
   const keys = Object.keys(fields)
   const known = new Set(keys)
   const ignored = new Set(options.ignore ?? [])
-  const spec: Spec<R> = {
+  const spec: Spec<R | GroupValue<F>> = {
     expects: `an object { ${keys.map((k) => fields[k]?.required === true ? k : `${k}?`).join(', ')} }`,
     required: options.required,
     read: (value, at) => {
@@ -245,7 +250,7 @@ export function group<F extends Fields, R = GroupValue<F>> (fields: F, options: 
       const out: Record<string, unknown> = {}
       for (const key of keys) out[key] = (fields[key] as Spec<unknown>).read(object[key], at.key(key))
       const checked = out as GroupValue<F>
-      return options.finish === undefined ? checked as unknown as R : options.finish(checked, at)
+      return options.finish === undefined ? checked : options.finish(checked, at)
     }
   }
   return spec
