@@ -105,9 +105,9 @@ export interface TaskOptions {
 /**
  * `scale`: the parts several instances share, e.g. `redisScale({ url })`
  * from `fastify-mcp-capabilities/redis`, which returns all three. Each
- * defaults to an in-memory one (this process only). Given parts belong to
- * this endpoint: it waits for them at registration (`ready()`, at most 30 s)
- * and closes them with the app.
+ * defaults to an in-memory one (this process only). A given event bus or
+ * answer router belongs to this endpoint: it waits for it at registration
+ * (`ready()`, at most 30 s) and closes it with the app.
  */
 export interface ScaleOptions {
   /** Carries change notifications, task status and the legacy log level to every instance. */
@@ -218,7 +218,7 @@ export interface McpCapabilitiesOptions {
   authorization?: AuthorizationOptions
   /** Serve (and advertise) the tasks extension in the modern era: `true` or its settings; default `false`. */
   tasks?: boolean | TaskOptions
-  /** The shared parts that let any number of instances serve behind a plain load balancer. */
+  /** The shared parts that let any number of instances serve behind a plain load balancer; the only place for them. */
   scale?: ScaleOptions
   /** Sealing of the modern era's `requestState`. */
   requestState?: RequestStateOptions
