@@ -16,6 +16,8 @@
  * needing Redis gets an error quickly, never a hang.
  */
 import { Redis, type RedisOptions } from 'ioredis'
+import { check, custom, group, integer, string } from '../check/option-spec.js'
+import { FST_MCP_INVALID_OPTION } from '../errors.js'
 
 export const DEFAULT_KEY_PREFIX = 'mcp:'
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
@@ -51,13 +53,6 @@ function reconnectDelay (attempt: number): number {
   return Math.min(50 * attempt, MAX_RECONNECT_DELAY_MS)
 }
 
-function positiveMs (name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new TypeError(`redis option "${name}": expected a positive integer (milliseconds)`)
-  }
-  return value
-}
 
 /** Where the connection goes, for messages (never its password). */
 function describe (url: string | undefined, client: Redis): string {
@@ -78,6 +73,27 @@ function isClient (value: unknown): value is Redis {
     typeof (value as Redis).publish === 'function'
 }
 
+/** The connection options, checked by the shared checker (lib/check/): named `redis.<key>` in errors. */
+const CONNECTION = group({
+  url: custom('a redis:// or rediss:// URL', (value, at) => {
+    if (value !== undefined && (typeof value !== 'string' || !/^rediss?:\/\//.test(value) || !URL.canParse(value))) at.error('expected a redis:// or rediss:// URL')
+    return value as string | undefined
+  }),
+  client: custom('an ioredis client', (value, at) => {
+    if (value !== undefined && !isClient(value)) at.error('expected an ioredis client')
+    return value as Redis | undefined
+  }),
+  prefix: string({ default: DEFAULT_KEY_PREFIX }),
+  connectTimeoutMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_CONNECT_TIMEOUT_MS }),
+  commandTimeoutMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_COMMAND_TIMEOUT_MS })
+}, {
+  required: true,
+  finish: (options, at) => {
+    if ((options.url === undefined) === (options.client === undefined)) at.error('give exactly one of "url" (a redis:// URL) and "client" (an ioredis client)')
+    return options
+  }
+})
+
 export class RedisConnection {
   readonly prefix: string
   readonly connectTimeoutMs: number
@@ -95,18 +111,10 @@ export class RedisConnection {
   #closed: Promise<void> | undefined
 
   constructor (options: RedisConnectionOptions) {
-    if (options === null || typeof options !== 'object') throw new TypeError('redis: expected options { url } or { client }')
-    const { url, client } = options
-    if ((url === undefined) === (client === undefined)) throw new TypeError('redis: give exactly one of "url" (a redis:// URL) and "client" (an ioredis client)')
-    if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url) || !URL.canParse(url))) {
-      throw new TypeError('redis option "url": expected a redis:// or rediss:// URL')
-    }
-    if (client !== undefined && !isClient(client)) throw new TypeError('redis option "client": expected an ioredis client')
-    const prefix = options.prefix ?? DEFAULT_KEY_PREFIX
-    if (typeof prefix !== 'string') throw new TypeError('redis option "prefix": expected a string')
+    const { url, client, prefix, connectTimeoutMs, commandTimeoutMs } = check(CONNECTION, options, 'redis', (path, message) => new FST_MCP_INVALID_OPTION(path, message))
     this.prefix = prefix
-    this.connectTimeoutMs = positiveMs('connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS)
-    this.commandTimeoutMs = positiveMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS)
+    this.connectTimeoutMs = connectTimeoutMs
+    this.commandTimeoutMs = commandTimeoutMs
 
     const onError = (err: Error): void => { this.#lastError = err }
     if (client !== undefined) {

@@ -39,11 +39,15 @@ t.test('the redis entry exports the parts and redisScale', async (t) => {
   t.type(scale.answerRouter.route, 'function')
   await scale.eventBus.close()
   await scale.answerRouter.close()
-  t.throws(() => entry.redisScale({} as never), TypeError)
-  t.throws(() => entry.redisScale({ url: 'http://x' }), /redis:\/\/ or rediss:\/\//)
-  t.throws(() => entry.redisScale({ url: 'redis://x', client: {} as never }), /exactly one/)
-  t.throws(() => entry.redisScale({ url: 'redis://x', prefix: 3 as never }), /prefix/)
-  t.throws(() => entry.redisScale({ url: 'redis://x', commandTimeoutMs: 0 }), /commandTimeoutMs/)
+  // Checked like every option: coded (a TypeError), naming the exact key.
+  t.throws(() => entry.redisScale({} as never), { code: 'FST_MCP_INVALID_OPTION', message: /"redis": give exactly one of "url".*and "client"/ })
+  t.ok((() => { try { entry.redisScale({} as never) } catch (err) { return err } })() instanceof TypeError, 'a TypeError')
+  t.throws(() => entry.redisScale(undefined as never), { code: 'FST_MCP_INVALID_OPTION', message: /"redis": is required/ })
+  t.throws(() => entry.redisScale({ url: 'http://x' }), /"redis\.url": expected a redis:\/\/ or rediss:\/\//)
+  t.throws(() => entry.redisScale({ url: 'redis://x', client: {} as never }), /"redis\.client": expected an ioredis client/)
+  t.throws(() => entry.redisScale({ url: 'redis://x', prefix: 3 as never }), /"redis\.prefix": expected a string/)
+  t.throws(() => entry.redisScale({ url: 'redis://x', commandTimeoutMs: 0 }), /"redis\.commandTimeoutMs": expected a positive integer \(milliseconds\)/)
+  t.throws(() => entry.redisScale({ url: 'redis://x', prefx: 'a:' } as never), { code: 'FST_MCP_INVALID_OPTION', message: /"redis\.prefx": unknown option \(known: url, client, prefix, connectTimeoutMs, commandTimeoutMs\); did you mean "prefix"\?/ })
 })
 
 t.test('package.json: ./redis in the exports map, ioredis an optional peer', async (t) => {
