@@ -7,6 +7,7 @@
  */
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
+import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -135,10 +136,10 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
   function getPrompt (params: GetPromptParams, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
     const name = params.name
     const prompt = typeof name === 'string' ? table.get(name) : undefined
-    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(name)}`)
+    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     const args = params.arguments === undefined ? {} : params.arguments
     if (!prompt.args.check(args)) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${prompt.args.problems(args).join('; ')}`)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(prompt.args.problems(args))}`)
     }
     const result = prompt.handler(args, ctx)
     return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)

@@ -6,6 +6,7 @@
  */
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
+import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -124,7 +125,7 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
 function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
   const problems = tool.input.problems(args)
   return {
-    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${problems.join('; ')}` }],
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(problems)}` }],
     isError: true
   }
 }
@@ -166,7 +167,7 @@ export function defineTools<
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
     const tool = typeof name === 'string' ? table.get(name) : undefined
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     const args = params.arguments === undefined ? {} : params.arguments
     if (!tool.input.check(args)) return invalidArguments(tool, args)
     const result = tool.handler(args, ctx)
