@@ -105,7 +105,11 @@ async function endpointRound (store: ((limits: TaskLimits) => TaskStore) | undef
     },
     serverInfo: { name: 'bench-tasks', version: '1.0.0' },
     tasks: { ...LIMITS },
-    ...(store !== undefined && { scale: { taskStore: store } })
+    ...(store !== undefined && {
+      scale: { taskStore: store },
+      // A shared store needs the shared requestState secret (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
+      requestState: { secret: 'bench-task-store-request-state-secret-0123456789' }
+    })
   } as never)
   const ids: string[] = []
   let t0 = process.hrtime.bigint()

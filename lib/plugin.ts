@@ -140,10 +140,16 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         break
     }
   })
+  // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
+  const stopGapListening = bus.onReconnect?.(() => {
+    const sent = subscriptions.notifyAllMayHaveChanged()
+    fastify.log.info({ notifications: sent }, 'MCP event bus reconnected: listen streams told that lists and resources may have changed')
+  }) ?? (() => {})
   let partsClosed: Promise<void> | undefined
   const closeParts = (): Promise<void> => {
     partsClosed ??= (async () => {
       stopListening()
+      stopGapListening()
       await Promise.all([bus.close(), router.close()])
     })()
     return partsClosed

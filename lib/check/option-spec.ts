@@ -147,6 +147,8 @@ export interface ArrayOptions {
 }
 
 /** An array checked item by item (each named by its index); absent is undefined unless required. */
+export function array<T> (item: Spec<T>, options: ArrayOptions & { required: true }): Spec<T[]>
+export function array<T> (item: Spec<T>, options?: ArrayOptions): Spec<T[] | undefined>
 export function array<T> (item: Spec<T>, options: ArrayOptions = {}): Spec<T[] | undefined> {
   const spec: Spec<T[] | undefined> = {
     expects: options.expects ?? `${options.nonEmpty === true ? 'a non-empty' : 'an'} array (each ${item.expects})`,
