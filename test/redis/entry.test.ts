@@ -47,7 +47,11 @@ t.test('the redis entry exports the parts and redisScale', async (t) => {
   t.throws(() => entry.redisScale({ url: 'redis://x', client: {} as never }), /"redis\.client": expected an ioredis client/)
   t.throws(() => entry.redisScale({ url: 'redis://x', prefix: 3 as never }), /"redis\.prefix": expected a string/)
   t.throws(() => entry.redisScale({ url: 'redis://x', commandTimeoutMs: 0 }), /"redis\.commandTimeoutMs": expected a positive integer \(milliseconds\)/)
-  t.throws(() => entry.redisScale({ url: 'redis://x', prefx: 'a:' } as never), { code: 'FST_MCP_INVALID_OPTION', message: /"redis\.prefx": unknown option \(known: url, client, prefix, connectTimeoutMs, commandTimeoutMs\); did you mean "prefix"\?/ })
+  t.throws(() => entry.redisScale({ cluster: { nodes: [] } }), /"redis\.cluster\.nodes": expected a non-empty array of redis:\/\/ or rediss:\/\/ URLs/)
+  t.throws(() => entry.redisScale({ cluster: { nodes: ['redis://a:1', 'http://b:2'] } }), /"redis\.cluster\.nodes\[1\]": expected a redis:\/\/ or rediss:\/\/ URL/)
+  t.throws(() => entry.redisScale({ cluster: { nodes: ['redis://a:1'], node: [] } as never }), /"redis\.cluster\.node": unknown option \(known: nodes\); did you mean "nodes"\?/)
+  t.throws(() => entry.redisScale({ url: 'redis://x', prefix: 'a{1}:' }), /"redis\.prefix": must not contain "\{" or "\}"/)
+  t.throws(() => entry.redisScale({ url: 'redis://x', prefx: 'a:' } as never), { code: 'FST_MCP_INVALID_OPTION', message: /"redis\.prefx": unknown option \(known: url, cluster, client, prefix, connectTimeoutMs, commandTimeoutMs\); did you mean "prefix"\?/ })
 })
 
 t.test('package.json: ./redis in the exports map, ioredis an optional peer', async (t) => {
