@@ -41,6 +41,7 @@ export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000
 export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
+export const MAX_LIST_PAGE_SIZE = 10_000
 export const DEFAULT_MAX_TASKS = 1000
 /** What a task may keep of its request (arguments, client capabilities and info), in estimated heap bytes. */
 export const DEFAULT_MAX_ARGUMENT_BYTES = 64 * 1024
@@ -229,6 +230,13 @@ export interface McpCapabilitiesOptions {
   limits?: LimitOptions
   /** Checks of results and `Mcp-Param-*` headers. */
   validate?: ValidateOptions
+  /**
+   * Pagination of the lists served from definitions (`tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`): at most
+   * this many items per page (1 to 10000), with an opaque `nextCursor`.
+   * Default: off (the whole list in one result; many clients ignore `nextCursor`).
+   */
+  listPageSize?: number
 }
 
 const SERVER = custom('an object whose methods are the MCP handlers', (value) => {
@@ -354,7 +362,8 @@ const OPTIONS = group({
   requestState: REQUEST_STATE,
   cacheHints: group({ discover: CACHE_HINT, results: CACHE_HINT }),
   limits: LIMITS,
-  validate: VALIDATE
+  validate: VALIDATE,
+  listPageSize: integer({ min: 1, max: MAX_LIST_PAGE_SIZE, unit: 'items per page' })
 }, {
   ignore: ['prefix', 'logLevel', 'logSerializers'],
   finish: (options, at) => {

@@ -42,6 +42,9 @@ import { type EventBus, type McpEvent, MemoryEventBus } from './parts/event-bus.
 import { claimParts } from './parts/claims.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
 import { callerOf } from './auth/caller.js'
+import { composeServer } from './definitions/compose.js'
+import { ConfirmedChanges } from './definitions/confirmed-changes.js'
+import { createLiveCatalogs, type LivePrompts, type LiveResources, type LiveTools } from './definitions/live.js'
 import { cancelNotified } from './handler/in-flight.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
@@ -75,6 +78,14 @@ export interface McpDecorator {
   notifyResourcesChanged (): number
   /** Sends `notifications/resources/updated` for `uri` on every stream subscribed to exactly that URI. */
   notifyResourceUpdated (uri: string): number
+  /**
+   * The tools defined with `defineTools` (or `defineTool`), changed while the
+   * server runs: `add`, `update`, `remove`, `disable`, `enable` by name
+   * (see lib/definitions/live.ts for how changes reach other instances).
+   */
+  readonly tools: LiveTools
+  readonly prompts: LivePrompts
+  readonly resources: LiveResources
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
@@ -93,8 +104,11 @@ declare module 'fastify' {
 }
 
 const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts) => {
-  const options = resolveOptions(opts)
+  const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
+  // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
+  const composition = composeServer(resolved.server, resolved.listPageSize)
+  const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
 
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
   // Given parts belong to this endpoint from here on (checked before anything is built).
@@ -114,7 +128,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     get level () { return legacyLevel },
     set (level) {
       legacyLevel = level
-      return bus.publish({ type: 'logLevel', level })
+      return bus.publish({ type: 'logLevel', level }).then(() => {})
     }
   }
   const handleLegacy = createLegacyHandler(state, pending, logging)
@@ -135,10 +149,30 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       case 'taskStatus':
         subscriptions.notifyTaskStatus(event.owner, event.task)
         break
+      case 'definitionChanged':
+        if (event.id !== undefined && changes.isOwn(event.id)) break
+        live.apply(event.list, event.name, event.change)
+        // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
+        if (event.id !== undefined) changes.confirm(event.id)
+        break
+      case 'definitionApplied':
+        changes.confirmed(event)
+        break
       case 'logLevel':
         legacyLevel = event.level
         break
     }
+  })
+  // fastify.mcp.tools / prompts / resources: changes served from the next request, told to the streams;
+  // remove/disable/enable confirmed by every other instance on the bus.
+  const changes = new ConfirmedChanges(bus)
+  const live = createLiveCatalogs(composition, {
+    share: (list, name, change) => changes.share(list, name, change).catch((err: unknown) => {
+      fastify.log.error({ err, list, name, change }, 'MCP definition change not delivered to every instance (event bus)')
+      throw new FST_MCP_SCALE_UNAVAILABLE(`the ${change} of "${name}" is in effect on this instance, but not confirmed by every other instance (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+    }),
+    listChanged: (list) => subscriptions.notifyListChanged(list),
+    resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
   })
   // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
   const stopGapListening = bus.onReconnect?.(() => {
@@ -149,6 +183,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const closeParts = (): Promise<void> => {
     partsClosed ??= (async () => {
       stopListening()
+      changes.close()
       stopGapListening()
       await Promise.all([bus.close(), router.close()])
     })()
@@ -193,6 +228,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       if (typeof uri !== 'string') throw new TypeError('notifyResourceUpdated(uri): uri must be a string')
       return publish({ type: 'resourceUpdated', uri })
     },
+    tools: live.tools,
+    prompts: live.prompts,
+    resources: live.resources,
     get listenStreams () {
       return subscriptions.size
     },
