@@ -30,6 +30,7 @@ import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './streams/sse-writer.js'
 import { AUTHORIZATION, type AuthorizationOptions } from './auth/authorization-options.js'
 import { array, type At, boolean, check, custom, func, group, integer, map, maybe, oneOf, or, perRequest, type Spec, type SpecValue, string, toggle, withMethods } from './check/option-spec.js'
+import { MAX_TIMER_MS } from './common/timers.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -43,7 +44,12 @@ export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
 export const MAX_LIST_PAGE_SIZE = 10_000
 export const DEFAULT_MAX_TASKS = 1000
-/** What a task may keep of its request (arguments, client capabilities and info), in estimated heap bytes. */
+/**
+ * What a task may keep of its request (its arguments, client capabilities and
+ * info), in estimated heap bytes. A task lives up to `tasks.ttlMs` after its request
+ * is gone, so a large body must not ride along (issues 11 and 26: object-heavy
+ * values cost ~20x their JSON in heap).
+ */
 export const DEFAULT_MAX_ARGUMENT_BYTES = 64 * 1024
 /** A handler still running after this long is aborted and answered -32603 (issue 11); 0 disables. */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000
@@ -57,8 +63,6 @@ export const DEFAULT_MAX_TASK_BYTES = 1024 * 1024
 export const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024
 /** A secret shorter than the 256-bit AES key derived from it would weaken that key. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
-/** The longest delay `setTimeout` and `setInterval` accept. */
-export const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** When modern tools/call checks `Mcp-Param-*` headers (see lib/endpoint/param-headers.ts). */
 export const PARAM_HEADER_MODES = Object.freeze(['auto', 'always', 'never'] as const)
@@ -311,7 +315,7 @@ const TASKS = toggle(group({
 
 const SCALE = group({
   eventBus: withMethods<EventBus>(['publish', 'subscribe', 'close'], ['ready']),
-  answerRouter: withMethods<AnswerRouter>(['requestId', 'attach', 'route', 'close'], ['ready']),
+  answerRouter: withMethods<AnswerRouter>(['requestId', 'attach', 'forward', 'close'], ['ready']),
   taskStore: func<TaskStoreFactory>('a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
 })
 

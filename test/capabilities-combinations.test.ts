@@ -11,7 +11,7 @@
  */
 import t from 'tap'
 import { buildCapabilities, TASKS_EXTENSION } from '../lib/server-module/capabilities.js'
-import { type CapabilityName, type Era, type HandlerName, METHOD_ROUTES, REQUIRED_HANDLERS } from '../lib/protocol/methods.js'
+import { type CapabilityName, type Era, type HandlerName, MODULE_METHODS, REQUIRED_HANDLERS } from '../lib/protocol/methods.js'
 import { specValidator } from './helpers/spec-schema.js'
 
 const HANDLERS: readonly HandlerName[] = [
@@ -87,8 +87,8 @@ function expected (present: ReadonlySet<HandlerName>, era: Era, tasks: boolean):
 
 /** The capability a handler's methods need advertised, in an era where they exist. */
 function capabilityOf (handler: HandlerName, era: Era): CapabilityName | undefined {
-  const route = Object.values(METHOD_ROUTES).find((r) => r.handler === handler && r.eras.includes(era))
-  return route?.capability
+  const entry = MODULE_METHODS.map(([, e]) => e).find((e) => e.handler === handler && e.eras.includes(era))
+  return entry?.capability
 }
 
 function isAdvertised (caps: Record<string, any>, cap: CapabilityName): boolean {
@@ -97,7 +97,7 @@ function isAdvertised (caps: Record<string, any>, cap: CapabilityName): boolean 
 }
 
 t.test('the test\'s own tables agree with lib/protocol/methods.ts', async (t) => {
-  const fromRoutes = new Set(Object.values(METHOD_ROUTES).map((r) => r.handler))
+  const fromRoutes = new Set(MODULE_METHODS.map(([, e]) => e.handler))
   t.same([...fromRoutes].sort(), [...HANDLERS].sort(), 'every routed handler is combined')
   for (const [cap, trigger] of Object.entries(TRIGGER) as Array<[CapabilityName, HandlerName]>) {
     t.ok(REQUIRED_HANDLERS[cap].includes(trigger), `${cap} requires its trigger ${trigger}`)

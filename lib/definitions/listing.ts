@@ -6,7 +6,7 @@
  */
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { Catalog, CatalogEntry } from './catalog.js'
-import { isThenable } from './thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
 
 export type RawList = (params: JsonObject, ctx: HandlerContext) => unknown
 

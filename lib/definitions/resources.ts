@@ -16,7 +16,7 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
-import { isThenable } from './thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
 import { parseUriTemplate, type TemplateVariableNames, type TemplateVariables, type UriTemplate } from './uri-template.js'
 import {
   type Annotations,

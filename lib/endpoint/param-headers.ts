@@ -24,7 +24,8 @@ import { isImmutableData } from '../response/frozen-json.js'
 import { type Outcome, invokeHandler } from '../handler/invoke.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
-import { METHOD_ROUTES } from '../protocol/methods.js'
+import { moduleMethod } from '../protocol/methods.js'
+import { whenSettled } from '../common/maybe-promise.js'
 import { decodeHeaderValue } from './request-headers.js'
 import type { ParamHeaderMode } from '../options.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
@@ -186,11 +187,7 @@ function hasParamHeader (headers: IncomingHttpHeaders): boolean {
 type Lookup = { ok: true, annotations: readonly ParamHeader[] } | { ok: false }
 const NONE_FOUND: readonly ParamHeader[] = Object.freeze([])
 const NONE: Lookup = Object.freeze({ ok: true, annotations: NONE_FOUND })
-const LIST_ROUTE = METHOD_ROUTES['tools/list']!
-
-function after<T, U> (value: T | Promise<T>, then: (value: T) => U | Promise<U>): U | Promise<U> {
-  return value instanceof Promise ? value.then(then) : then(value)
-}
+const LIST_METHOD = moduleMethod('tools/list')!
 
 /** One per endpoint: checks modern tools/call requests before the tool runs. */
 export class ParamHeaderValidator {
@@ -226,7 +223,7 @@ export class ParamHeaderValidator {
       return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
     }
     if (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers)) return invoke()
-    return after(this.#lookup(name, params._meta, ctx, undefined, 0), (found): Outcome | Promise<Outcome> => {
+    return whenSettled(this.#lookup(name, params._meta, ctx, undefined, 0), (found): Outcome | Promise<Outcome> => {
       if (!found.ok) return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
       const mismatch = findParamHeaderMismatch(headers, found.annotations, params.arguments)
       return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
@@ -237,7 +234,7 @@ export class ParamHeaderValidator {
   #lookup (name: string, meta: unknown, ctx: HandlerContext, cursor: string | undefined, page: number): Lookup | Promise<Lookup> {
     const params: JsonObject = isJsonObject(meta) ? { _meta: meta } : {}
     if (cursor !== undefined) params.cursor = cursor
-    return after(invokeHandler(this.#server, LIST_ROUTE, params, ctx), (outcome): Lookup | Promise<Lookup> => {
+    return whenSettled(invokeHandler(this.#server, LIST_METHOD, params, ctx), (outcome): Lookup | Promise<Lookup> => {
       if (!outcome.ok) {
         ctx.logger.error({ code: outcome.code, message: outcome.message }, 'MCP listTools failed while checking Mcp-Param headers')
         return { ok: false }

@@ -1,5 +1,5 @@
 /**
- * Calls a server module handler for a routed method and turns whatever
+ * Calls a server module handler for a method of the method table and turns whatever
  * happens into a result or a JSON-RPC error. Handler exceptions other than
  * `McpError` are logged and answered with a generic internal error, so no
  * internals leak to the client. A handler that answers synchronously gets a
@@ -8,7 +8,8 @@
 import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import type { MethodRoute } from '../protocol/methods.js'
+import type { ModuleMethod } from '../protocol/methods.js'
+import { isThenable } from '../common/maybe-promise.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import type { ResultCheck } from './result-validation.js'
 
@@ -16,27 +17,23 @@ export type Outcome =
   | { ok: true, result: JsonObject }
   | { ok: false, code: number, message: string, data?: unknown }
 
-function isThenable (value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
-}
-
-function succeed (result: unknown, route: MethodRoute, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
+function succeed (result: unknown, entry: ModuleMethod, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
   if (result === undefined || result === null) result = {}
   if (!isJsonObject(result)) {
-    ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
+    ctx.logger.error({ method: ctx.method, handler: entry.handler }, 'MCP handler returned a non-object result')
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
   }
   if (check !== undefined) {
     const problems = check(ctx.method, ctx.era, result)
     if (problems.length > 0) {
-      ctx.logger.error({ method: ctx.method, handler: route.handler, era: ctx.era, problems }, 'MCP handler result does not match the wire schema of its method')
+      ctx.logger.error({ method: ctx.method, handler: entry.handler, era: ctx.era, problems }, 'MCP handler result does not match the wire schema of its method')
       return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
     }
   }
   return { ok: true, result }
 }
 
-function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
+function fail (err: unknown, entry: ModuleMethod, ctx: HandlerContext): Outcome {
   // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
   if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
   if (err instanceof McpError) {
@@ -44,33 +41,28 @@ function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
       ? { ok: false, code: err.code, message: err.message }
       : { ok: false, code: err.code, message: err.message, data: err.data }
   }
-  ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
+  ctx.logger.error({ err, method: ctx.method, handler: entry.handler }, 'MCP handler failed')
   return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
 }
 
 export function invokeHandler (
   server: AnyServerModule,
-  route: MethodRoute,
+  entry: ModuleMethod,
   params: JsonObject,
   ctx: HandlerContext,
   /** `validate.results`: checks each result against its method's wire schema. */
   check?: ResultCheck
 ): Outcome | Promise<Outcome> {
-  const handler = server[route.handler]
+  const handler = server[entry.handler]
   if (typeof handler !== 'function') {
-    return { ok: true, result: { ...route.fallbackResult } }
+    return { ok: true, result: { ...entry.fallbackResult } }
   }
   let result: unknown
   try {
     result = handler.call(server, params, ctx)
   } catch (err) {
-    return fail(err, route, ctx)
+    return fail(err, entry, ctx)
   }
-  if (!isThenable(result)) return succeed(result, route, ctx, check)
-  return Promise.resolve(result).then((value) => succeed(value, route, ctx, check), (err: unknown) => fail(err, route, ctx))
-}
-
-/** Applies `then` to an outcome now, or when it settles. */
-export function whenSettled<T> (outcome: Outcome | Promise<Outcome>, then: (outcome: Outcome) => T): T | Promise<T> {
-  return outcome instanceof Promise ? outcome.then(then) : then(outcome)
+  if (!isThenable(result)) return succeed(result, entry, ctx, check)
+  return Promise.resolve(result).then((value) => succeed(value, entry, ctx, check), (err: unknown) => fail(err, entry, ctx))
 }

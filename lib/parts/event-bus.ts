@@ -7,7 +7,8 @@
  * carries one small message per change whatever the number of streams).
  *
  * `MemoryEventBus` is the default: one process, synchronous delivery, no
- * setup. A shared implementation (the `./redis` entry's `RedisEventBus`, or
+ * setup. Every bus delivers to its own instance's subscribers inside
+ * `publish` (see `EventBus.publish`). A shared implementation (the `./redis` entry's `RedisEventBus`, or
  * your own) makes several instances behave as one.
  */
 import type { JsonObject } from '../protocol/jsonrpc.js'
@@ -52,6 +53,15 @@ export interface EventBus {
    * subscriptions of the shared medium received it, this instance's own
    * included (Redis: the answer to PUBLISH), which lets a change wait for
    * every other instance to confirm it.
+   *
+   * Delivery rule: a bus calls this instance's own subscribers synchronously,
+   * inside `publish`, before it returns (whatever then happens with the other
+   * instances, even when reaching them fails), and does not deliver again the
+   * copy a shared medium brings back to its sender; `deliver()` below does the
+   * local part. `MemoryEventBus` and `RedisEventBus` keep it. It is what
+   * `fastify.mcp.notify*()` count: the streams of this instance an event
+   * reached during `publish`. A bus that delivers its own events later still
+   * carries them to every stream, but `notify*()` then report 0.
    */
   publish (event: McpEvent): Promise<void | number>
   /** Calls `listener` with every event published from now on; returns the function that stops it. */

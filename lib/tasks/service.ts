@@ -26,9 +26,9 @@
  * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { callerOf } from '../auth/caller.js'
+import { callerOf, type RequestScope, type TaskHost } from '../handler/request-scope.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
-import { answerProblem, type ClientRequestMethod, type ClientRequestOptions } from '../protocol/client-request-wire.js'
+import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
@@ -37,6 +37,7 @@ import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
+import { boundedWait } from '../common/timers.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
@@ -44,9 +45,6 @@ import { type AskRefusal, type Change, isTerminal, MemoryTaskStore, type StoredT
 import { HeldOutcomes, storeOutcome, type TaskOutcome } from './held-outcomes.js'
 import { type TaskRun, TaskRuns } from './runs.js'
 import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
-
-/** The methods the extension adds; `tasks/result` and `tasks/list` are gone in this version of tasks. */
-export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
 
 /** Who may see a task: a string per authorization context. */
 export type TaskOwner = (request: FastifyRequest) => string
@@ -57,12 +55,6 @@ export interface RunAsTaskOptions {
    * extension gets -32021 naming it, instead of running the work inline.
    */
   required?: boolean
-}
-
-const KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots'
 }
 
 const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
@@ -80,19 +72,11 @@ export const MAX_HELD_OUTCOME_BYTES = 16 * 1024 * 1024
 
 const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
 
-/**
- * Whether what a task would keep of this request fits `tasks.maxArgumentBytes`:
- * heap bytes, estimated (see argument-cost.ts), of its `arguments` (which the
- * work's closure usually holds) and the client capabilities and info it
- * reads. A task lives up to `ttlMs` after its request is gone, so a large
- * body must not ride along (issues 11 and 26: object-heavy values cost ~20x
- * their JSON in heap). No walk when the whole body is small.
- */
-function inputFits (ctx: HandlerContext, limit: number): boolean {
+/** Whether what a task would keep of this request fits the bound (estimated heap, see argument-cost.ts); no walk when the whole body is small. */
+function inputFits (ctx: HandlerContext, scope: RequestScope, limit: number): boolean {
   const length = Number(ctx.request.headers['content-length'])
   if (Number.isSafeInteger(length) && length * MAX_COST_PER_CHARACTER <= limit) return true
-  const body = ctx.request.body as { params?: { arguments?: unknown } } | undefined
-  const args = heapCostWithin(body?.params?.arguments, limit)
+  const args = heapCostWithin(scope.params?.arguments, limit)
   if (args === undefined) return false
   const caps = heapCostWithin(ctx.clientCapabilities, limit - args)
   return caps !== undefined && heapCostWithin(ctx.clientInfo, limit - args - caps) !== undefined
@@ -125,7 +109,7 @@ export interface TaskServiceOptions {
 }
 
 /** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
-export class TaskService {
+export class TaskService implements TaskHost {
   readonly store: TaskStore
   readonly limits: TaskLimits
   readonly runs: TaskRuns
@@ -156,11 +140,6 @@ export class TaskService {
     this.#unsubscribe = this.#bus?.subscribe((event) => {
       if (event.type === 'taskStatus') this.runs.observe(event.task)
     }) ?? (() => {})
-  }
-
-  /** Lets `runAsTask` called while serving this request create a task here. */
-  bind (request: FastifyRequest): void {
-    services.set(request, this)
   }
 
   ownerOf (request: FastifyRequest): string {
@@ -254,15 +233,11 @@ export class TaskService {
     const open = this.runs.close('the server is shutting down')
     if (this.store.shared && open.length > 0) {
       const error = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' }
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([
-        Promise.allSettled(open.map(async (run) => {
-          const change = await this.store.fail(run.taskId, error, error.message)
-          if (change?.changed === true) await this.#publish(change.task)
-        })),
-        new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_WAIT_MS) })
-      ])
-      clearTimeout(timer)
+      // A store that does not answer in time does not hold up the close.
+      await boundedWait(Promise.allSettled(open.map(async (run) => {
+        const change = await this.store.fail(run.taskId, error, error.message)
+        if (change?.changed === true) await this.#publish(change.task)
+      })), CLOSE_WAIT_MS).catch(() => {})
     }
     await this.store.close()
   }
@@ -369,8 +344,6 @@ function invalidAnswer (problem: string): Outcome {
   return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
 }
 
-const services = new WeakMap<FastifyRequest, TaskService>()
-
 /** The fields every view of a task carries. */
 function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
   const out: JsonObject = {
@@ -391,9 +364,14 @@ function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
  * request declared it.
  */
 export function canRunAsTask (ctx: HandlerContext): boolean {
-  if (ctx instanceof TaskContext) return false
-  const service = services.get(ctx.request)
-  return service !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, service.maxArgumentBytes)
+  const scope = taskScope(ctx)
+  return scope?.tasks !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, scope, scope.tasks.maxArgumentBytes)
+}
+
+/** The request scope, when `ctx` serves a request (not a task) that may create a task. */
+function taskScope (ctx: HandlerContext): RequestScope | undefined {
+  if (ctx instanceof TaskContext) return undefined
+  return ctx.request.mcpScope ?? undefined
 }
 
 /**
@@ -409,8 +387,9 @@ export async function runAsTask (
   options: RunAsTaskOptions = {}
 ): Promise<CallToolResult | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
-  const service = ctx instanceof TaskContext ? undefined : services.get(ctx.request)
-  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, service.maxArgumentBytes)) {
+  const scope = taskScope(ctx)
+  const service = scope?.tasks
+  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, scope as RequestScope, service.maxArgumentBytes)) {
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
@@ -502,7 +481,7 @@ class TaskContext extends ClientAsking implements HandlerContext {
     let key: string
     if (explicit === undefined) {
       let n = this.#counters.get(method) ?? 0
-      do key = `${KEY_PREFIX[method]}-${++n}`; while (used.has(key))
+      do key = `${INPUT_KEY_PREFIX[method]}-${++n}`; while (used.has(key))
       this.#counters.set(method, n)
     } else {
       if (typeof explicit !== 'string' || explicit.length === 0) throw new TypeError('options.key must be a non-empty string')

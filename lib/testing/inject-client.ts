@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import type { Era } from '../protocol/methods.js'
+import { type Era, METHODS } from '../protocol/methods.js'
 import { deriveParamHeaders, type ParamHeader } from '../endpoint/param-headers.js'
 import type { JsonObject } from '../server-module/contract.js'
 import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../protocol/versions.js'
@@ -69,8 +69,6 @@ export interface InjectClient<E extends Era = Era> {
   /** Any method: the raw result object. */
   request (method: string, params?: JsonObject): Promise<JsonObject>
 }
-
-const NAME_PARAMS: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
 
 /** A header value as the transport writes it: as is when plain ASCII, else `=?base64?...?=`. */
 function headerValue (value: string): string {
@@ -137,7 +135,7 @@ export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, op
       body.params = { ...params, _meta: meta }
       headers['mcp-protocol-version'] = protocolVersion
       headers['mcp-method'] = method
-      const nameParam = NAME_PARAMS[method]
+      const nameParam = METHODS[method]?.nameParam
       if (nameParam !== undefined && typeof params[nameParam] === 'string') headers['mcp-name'] = headerValue(params[nameParam] as string)
     } else if (method !== 'initialize') {
       headers['mcp-protocol-version'] = protocolVersion
