@@ -8,7 +8,7 @@
  *
  *   server, serverInfo, era, path, instructions,
  *   allowedOrigins, allowedHosts, authorization { ... },
- *   toolErrors (reserved: 'message' | 'mask', thrown tool errors as isError results),
+ *   toolErrors: 'message' | 'mask', listPageSize,
  *   tasks: true | { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, owner },
  *   scale: redisScale() | { eventBus, answerRouter, taskStore },
  *   requestState: { secret, ttlMs },
@@ -31,6 +31,7 @@ import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './streams/sse-writer.js'
 import { AUTHORIZATION, type AuthorizationOptions } from './auth/authorization-options.js'
 import { array, type At, boolean, check, custom, func, group, integer, map, maybe, oneOf, or, perRequest, type Spec, type SpecValue, string, toggle, withMethods } from './check/option-spec.js'
 import { MAX_TIMER_MS } from './common/timers.js'
+import { DEFAULT_TOOL_ERROR_MODE, TOOL_ERROR_MODES, type ToolErrorMode } from './handler/tool-errors.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -218,6 +219,14 @@ export interface McpCapabilitiesOptions {
   /** `Host` header values allowed (names, with or without port); `true` allows any. Default: on a loopback connection loopback names only, elsewhere any. */
   allowedHosts?: string[] | true
   /**
+   * What a `tools/call` handler that throws (anything but an `McpError`)
+   * answers: `'message'` (default) a tool execution error (`isError: true`)
+   * carrying the error's message, so the model can correct itself; `'mask'`
+   * the same with a generic text, for deployments whose error messages must
+   * not reach clients. Either way the error is logged with its details.
+   */
+  toolErrors?: ToolErrorMode
+  /**
    * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
    * request needs a bearer token issued for `resource` (see README, Authorization).
    */
@@ -361,6 +370,7 @@ const OPTIONS = group({
   }),
   allowedHosts: allowList((host) => host.toLowerCase()),
   authorization: maybe(AUTHORIZATION),
+  toolErrors: oneOf(TOOL_ERROR_MODES, { default: DEFAULT_TOOL_ERROR_MODE }),
   tasks: TASKS,
   scale: SCALE,
   requestState: REQUEST_STATE,

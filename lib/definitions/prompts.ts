@@ -20,6 +20,7 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
@@ -79,7 +80,8 @@ function isStringSchema (schema: unknown): boolean {
 }
 
 function listedArguments (schema: TObject, where: string): PromptArgument[] {
-  const plain = plainJson(schema, where) as JsonObject
+  // A defaulted argument may be left out: not listed as required.
+  const plain = defaultsOptional(plainJson(schema, where) as JsonObject)
   if (!isPlainObject(plain) || plain.type !== 'object' || (plain.properties !== undefined && !isPlainObject(plain.properties))) {
     throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema (Type.Object(...)) of string properties')
   }

@@ -19,6 +19,7 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
@@ -45,8 +46,8 @@ function isToolError (value: unknown): value is ToolError {
   return value !== null && typeof value === 'object' && (value as { [TOOL_ERROR]?: unknown })[TOOL_ERROR] === true
 }
 
-/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult`. */
-export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult
+/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult` or a string (one text block). */
+export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult | string
 
 /** The handler's arguments: `Static` of the input schema (no input: no arguments). */
 export type ToolArguments<I> = [I] extends [TObject] ? Static<I> : Record<string, never>
@@ -110,7 +111,8 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
   const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
   copyFields(definition as unknown as Record<string, unknown>, tool, ['title', 'description'], where)
-  tool.inputSchema = listedSchema(input, `${where} (input)`)
+  // A defaulted argument may be left out: not listed as required.
+  tool.inputSchema = defaultsOptional(listedSchema(input, `${where} (input)`))
   const output = definition.output as TObject | undefined
   if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
   copyFields(definition as unknown as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
@@ -155,12 +157,17 @@ function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
   }
 }
 
+/** A string answer is one text block; anything else is the handler's `CallToolResult` (checked by the endpoint). */
+function asToolResult (value: unknown): CallToolResult {
+  return typeof value === 'string' ? { content: [{ type: 'text', text: value }] } : value as CallToolResult
+}
+
 function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult {
   if (isToolError(value)) return value
   const output = tool.output as Validator
   if (!output.check(value)) {
     // The server's fault, not the caller's: details go to the log, the client gets a bare internal error.
-    ctx.logger.error({ tool: tool.name, problems: output.problems(value) }, 'MCP tool result does not match its output schema')
+    ctx.logger.error({ tool: tool.name, problems: output.problems(value) }, `MCP tool "${tool.name}" returned a result that does not match its output schema`)
     throw new McpError(ErrorCode.InternalError, 'Internal error')
   }
   // The text block carries the same JSON for clients that predate structuredContent (the spec's advice).
@@ -204,7 +211,9 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
     const args = params.arguments === undefined ? {} : params.arguments
     if (!tool.input.check(args)) return invalidArguments(tool, args)
     const result = tool.handler(args, ctx)
-    if (tool.output === undefined) return result as CallToolResult | Promise<CallToolResult>
+    if (tool.output === undefined) {
+      return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
+    }
     return isThenable(result)
       ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
       : structured(tool, result, ctx)

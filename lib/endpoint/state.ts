@@ -127,7 +127,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   let tasks: TaskService | undefined
   if (options.tasks !== undefined) {
     try {
-      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log })
+      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.toolErrors })
     } catch (err) {
       changes.close()
       await parts.close()
