@@ -29,8 +29,8 @@ t.test('unknown option keys (typos) -> FST_MCP_INVALID_OPTION naming the key', a
 
 t.test('unknown keys are refused at every level, naming the exact path, the known keys and the near miss', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, tasks, scale, requestState, cacheHints, limits, validate, listPageSize); did you mean "allowedOrigins"?'],
-    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, tasks, scale, requestState, cacheHints, limits, validate, listPageSize); did you mean "era"?'],
+    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize); did you mean "allowedOrigins"?'],
+    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize); did you mean "era"?'],
     [{ serverInfo: { ...SERVER_INFO, titel: 'x' } }, '"serverInfo.titel": unknown option (known: name, version, title, description, websiteUrl, icons); did you mean "title"?'],
     [{ serverInfo: { ...SERVER_INFO, icons: [{ src: 'https://x.example/i.png', size: '48x48' }] } }, '"serverInfo.icons[0].size": unknown option (known: src, mimeType, sizes, theme); did you mean "sizes"?'],
     [{ tasks: { ttl: 5 } }, '"tasks.ttl": unknown option (known: ttlMs,'],
@@ -67,6 +67,7 @@ t.test('every default, in the tree as given', async (t) => {
     allowedOrigins: undefined,
     allowedHosts: undefined,
     authorization: undefined,
+    toolErrors: 'message',
     tasks: undefined,
     scale: { eventBus: undefined, answerRouter: undefined, taskStore: undefined },
     requestState: { secret: undefined, ttlMs: 900_000 },
@@ -85,7 +86,7 @@ t.test('every default, in the tree as given', async (t) => {
 
 t.test('null is not "use the default" -> coded error', async (t) => {
   await rejects(t, { ...base, era: null }, 'FST_MCP_INVALID_ERA', 'null')
-  for (const key of ['path', 'tasks', 'instructions', 'cacheHints', 'allowedOrigins', 'allowedHosts', 'limits', 'validate', 'scale', 'requestState', 'authorization']) {
+  for (const key of ['path', 'tasks', 'toolErrors', 'instructions', 'cacheHints', 'allowedOrigins', 'allowedHosts', 'limits', 'validate', 'scale', 'requestState', 'authorization']) {
     await rejects(t, { ...base, [key]: null }, 'FST_MCP_INVALID_OPTION', `"${key}"`)
   }
   for (const [group, key] of [['limits', 'bodyLimit'], ['cacheHints', 'discover'], ['validate', 'results'], ['requestState', 'secret']] as const) {
