@@ -68,3 +68,9 @@ export const FST_MCP_INVALID_DEFINITION = coded<'FST_MCP_INVALID_DEFINITION', [s
   'Invalid definition of %s: %s',
   TypeError
 )
+
+export const FST_MCP_INVALID_HOOK = coded<'FST_MCP_INVALID_HOOK', [string, string]>(
+  'FST_MCP_INVALID_HOOK',
+  'Invalid MCP hook "%s": %s',
+  TypeError
+)

@@ -4,6 +4,7 @@
  * a request later.
  */
 import { randomBytes } from 'node:crypto'
+import type { TelemetryOptions } from './telemetry/tracing.js'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_REQUEST_STATE_SECRET_REQUIRED } from './errors.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './parts/answer-router.js'
@@ -190,6 +191,13 @@ export interface McpCapabilitiesOptions {
    * request needs a bearer token issued for `resource` (see README, Authorization).
    */
   authorization?: AuthorizationOptions
+  /**
+   * OpenTelemetry traces and metrics by the MCP semantic conventions, when
+   * `@opentelemetry/api` is installed and a tracer or meter provider is
+   * registered. Default `true`; `false` turns them off; an object names the
+   * providers to use instead of the global ones.
+   */
+  telemetry?: boolean | TelemetryOptions
 }
 
 export interface ResolvedCacheHints {
@@ -227,13 +235,15 @@ export interface ResolvedOptions {
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
   authorization: ResolvedAuthorization | undefined
+  /** Off, or the providers given (`{}`: the global ones). */
+  telemetry: false | TelemetryOptions
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'scale', 'eventBus', 'answerRouter',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization', 'telemetry',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -487,8 +497,25 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, DEFAULT_MAX_STREAM_BUFFER_BYTES, MIN_STREAM_BUFFER_BYTES),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
+    telemetry: resolveTelemetry(options.telemetry),
     eventBus,
     answerRouter,
     authorization: resolveAuthorization(options.authorization)
   }
+}
+
+function resolveTelemetry (value: unknown): false | TelemetryOptions {
+  if (value === undefined || value === true) return {}
+  if (value === false) return false
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FST_MCP_INVALID_OPTION('telemetry', 'expected a boolean or { tracerProvider?, meterProvider? }')
+  const { tracerProvider, meterProvider, ...rest } = value as Record<string, unknown>
+  const unknown = Object.keys(rest)
+  if (unknown.length > 0) throw new FST_MCP_INVALID_OPTION('telemetry', `unknown key "${unknown[0] as string}" (known: tracerProvider, meterProvider)`)
+  if (tracerProvider !== undefined && typeof (tracerProvider as { getTracer?: unknown })?.getTracer !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('telemetry.tracerProvider', 'expected a TracerProvider (an object with getTracer)')
+  }
+  if (meterProvider !== undefined && typeof (meterProvider as { getMeter?: unknown })?.getMeter !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('telemetry.meterProvider', 'expected a MeterProvider (an object with getMeter)')
+  }
+  return Object.freeze({ ...(tracerProvider === undefined ? {} : { tracerProvider }), ...(meterProvider === undefined ? {} : { meterProvider }) }) as TelemetryOptions
 }

@@ -14,6 +14,7 @@ import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
@@ -132,8 +133,11 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
     if (!prompt.args.check(args)) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${prompt.args.problems(args).join('; ')}`)
     }
-    const result = prompt.handler(args, ctx)
-    return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+    // preHandler hooks run here, once the arguments are valid, and may answer in the prompt's place.
+    return afterValidation(ctx, args, (valid) => {
+      const result = prompt.handler(valid, ctx)
+      return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+    }) as GetPromptResult | Promise<GetPromptResult>
   }
 
   const requirement: ScopeRequirement | undefined = scopes.size === 0
@@ -141,7 +145,7 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
     : (params) => typeof params.name === 'string' ? scopes.get(params.name) : undefined
   const defined: DefinedPrompts = {
     listPrompts: () => list,
-    getPrompt: withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers)
+    getPrompt: validatesOwnArguments(withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers))
   }
   if (completers.size > 0) defined.complete = createComplete(defined)
   return defined

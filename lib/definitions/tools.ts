@@ -13,6 +13,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
@@ -159,6 +160,11 @@ export function defineTools<
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
     const args = params.arguments === undefined ? {} : params.arguments
     if (!tool.input.check(args)) return invalidArguments(tool, args)
+    // preHandler hooks run here, once the arguments are valid, and may answer in the tool's place.
+    return afterValidation(ctx, args, (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
+  }
+
+  function run (tool: CompiledTool, args: JsonObject, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const result = tool.handler(args, ctx)
     if (tool.output === undefined) return result as CallToolResult | Promise<CallToolResult>
     return isThenable(result)
@@ -171,6 +177,6 @@ export function defineTools<
     : (params) => typeof params.name === 'string' ? scopes.get(params.name) : undefined
   return {
     listTools: () => list,
-    callTool: withRequiredScopes(callTool, requirement)
+    callTool: validatesOwnArguments(withRequiredScopes(callTool, requirement))
   }
 }

@@ -12,7 +12,6 @@ import { StreamClientRequests } from '../input/stream-client-requests.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
-import { invokeHandler } from '../handler/invoke.js'
 import { whenSettled } from '../common/maybe-promise.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
@@ -122,7 +121,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     })
     const clientRequests = entry.asksClient === true ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    const started = invokeHandler(options.server, entry, params, ctx, state.resultCheck)
+    const started = state.operations.invoke(entry, params, ctx)
     // A handler still running is bounded: timed out, or stopped when the server closes.
     const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))

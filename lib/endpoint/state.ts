@@ -20,6 +20,7 @@ import { SharedParts } from '../parts/lifecycle.js'
 import { SubscriptionRegistry } from '../streams/subscriptions.js'
 import { TaskService } from '../tasks/service.js'
 import { LegacyLogLevel } from './legacy-log-level.js'
+import { Operations } from './operations.js'
 
 /** Narrows a list outcome to what this request's caller may use (authorization's `filterLists`). */
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
@@ -46,6 +47,8 @@ export interface EndpointState {
   /** The tasks extension, with `tasks: true`. */
   readonly tasks: TaskService | undefined
   readonly legacyLogLevel: LegacyLogLevel
+  /** What runs around operations (hooks, telemetry), settled when the app is ready; the eras call handlers through it. */
+  readonly operations: Operations
   /**
    * Publishes `event` on the bus; returns how many of this instance's streams
    * it reached at once (the bus delivers locally inside `publish`, see
@@ -100,13 +103,14 @@ export async function openEndpointState (options: ResolvedOptions, log: FastifyB
   }
   const inFlight = new InFlight(options.handlerTimeoutMs)
 
+  const resultCheck = options.validateResults ? createResultCheck() : undefined
   let closed: Promise<void> | undefined
   return Object.freeze({
     options,
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
     capabilities: Object.freeze({ legacy, modern }),
-    resultCheck: options.validateResults ? createResultCheck() : undefined,
+    resultCheck,
     filterList,
     inFlight,
     parts,
@@ -114,6 +118,7 @@ export async function openEndpointState (options: ResolvedOptions, log: FastifyB
     subscriptions,
     tasks,
     legacyLogLevel,
+    operations: new Operations(options.server, resultCheck),
     notify (event: McpEvent): number {
       const before = subscriptions.delivered
       parts.bus.publish(event).catch((err: unknown) => {

@@ -33,7 +33,8 @@ function succeed (result: unknown, entry: ModuleMethod, ctx: HandlerContext, che
   return { ok: true, result }
 }
 
-function fail (err: unknown, entry: ModuleMethod, ctx: HandlerContext): Outcome {
+/** The outcome of a handler's (or its hook's) exception: `McpError` as thrown, anything else logged and answered -32603. */
+export function fail (err: unknown, entry: ModuleMethod, ctx: HandlerContext): Outcome {
   // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
   if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
   if (err instanceof McpError) {
