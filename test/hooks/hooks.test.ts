@@ -4,7 +4,7 @@
  * and encapsulation (a child context's hook does not reach the endpoint's
  * handlers; an fp-wrapped plugin's does).
  */
-import t from 'tap'
+import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
@@ -36,7 +36,7 @@ function definedServer (calls: unknown[]) {
   }
 }
 
-async function build (t: Parameters<Parameters<typeof t.test>[1]>[0], server: object, setup: (app: FastifyInstance) => void, extra: Record<string, unknown> = {}): Promise<FastifyInstance> {
+async function build (t: Test, server: object, setup: (app: FastifyInstance) => void, extra: Record<string, unknown> = {}): Promise<FastifyInstance> {
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(mcpCapabilities, { serverInfo: SERVER_INFO, server: server as any, telemetry: false, ...extra })
