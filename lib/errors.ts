@@ -69,6 +69,21 @@ export const FST_MCP_INVALID_DEFINITION = coded<'FST_MCP_INVALID_DEFINITION', [s
   TypeError
 )
 
+export const FST_MCP_DUPLICATE_DEFINITION = coded<'FST_MCP_DUPLICATE_DEFINITION', [string, string, string]>(
+  'FST_MCP_DUPLICATE_DEFINITION',
+  '%s is defined twice: %s and %s (every tool and prompt name, resource name, URI and URI template must be unique)'
+)
+
+export const FST_MCP_UNKNOWN_DEFINITION = coded<'FST_MCP_UNKNOWN_DEFINITION', [string]>(
+  'FST_MCP_UNKNOWN_DEFINITION',
+  'No %s is defined on this endpoint'
+)
+
+export const FST_MCP_NOT_ADVERTISED = coded<'FST_MCP_NOT_ADVERTISED', [string, string]>(
+  'FST_MCP_NOT_ADVERTISED',
+  'Cannot add %s at runtime: %s'
+)
+
 export const FST_MCP_INVALID_HOOK = coded<'FST_MCP_INVALID_HOOK', [string, string]>(
   'FST_MCP_INVALID_HOOK',
   'Invalid MCP hook "%s": %s',

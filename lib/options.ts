@@ -26,12 +26,13 @@ export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000
 export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
+export const MAX_LIST_PAGE_SIZE = 10_000
 export const DEFAULT_MAX_TASKS = 1000
 /**
  * What a task may keep of its request (its arguments, client capabilities and
- * info), in bytes. A task lives up to `ttlMs` after its request is gone, so a
- * large body must not ride along (issue 11: object-heavy bodies cost ~20x
- * their size in heap).
+ * info), in estimated heap bytes. A task lives up to `ttlMs` after its request
+ * is gone, so a large body must not ride along (issues 11 and 26: object-heavy
+ * values cost ~20x their JSON in heap).
  */
 export const DEFAULT_MAX_TASK_ARGUMENT_BYTES = 64 * 1024
 /** A handler still running after this long is aborted and answered -32603 (issue 11); 0 disables. */
@@ -69,9 +70,10 @@ export interface TaskOptions {
   /** Most tasks kept at once (finished ones are evicted first); default 1000. */
   maxTasks?: number
   /**
-   * Bytes of its request a task may keep (its `arguments`, the client's
-   * capabilities and info); default 65536. A call over it runs inline, or is
-   * refused with -32602 when the task is `required`.
+   * Heap bytes of its request a task may keep (its parsed `arguments`, the
+   * client's capabilities and info), estimated from their shape (objects,
+   * arrays, strings), not their JSON length; default 65536. A call over it
+   * runs inline, or is refused with -32602 when the task is `required`.
    */
   maxArgumentBytes?: number
   /** Most tasks one owner may have at once (its finished ones are evicted first); default a tenth of `maxTasks`, at least 1. */
@@ -177,6 +179,13 @@ export interface McpCapabilitiesOptions {
    */
   validateResults?: boolean
   /**
+   * Pagination of the lists served from definitions (`tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`): at most
+   * this many items per page, with an opaque `nextCursor`. Default: off (the
+   * whole list in one result; many clients ignore `nextCursor`).
+   */
+  listPageSize?: number
+  /**
    * The shared parts that let any number of instances serve behind a plain
    * load balancer, e.g. `redisScale({ url })` from `fastify-mcp-capabilities/redis`.
    * The endpoint waits for them at registration and closes them with the app.
@@ -231,6 +240,7 @@ export interface ResolvedOptions {
   maxStreamBufferBytes: number
   validateParamHeaders: ParamHeaderMode
   validateResults: boolean
+  listPageSize: number | undefined
   /** Given shared parts (undefined: the in-memory defaults). */
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
@@ -242,7 +252,7 @@ export interface ResolvedOptions {
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'scale', 'eventBus', 'answerRouter',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization', 'telemetry',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -455,6 +465,10 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
   }
+  const listPageSize = options.listPageSize
+  if (listPageSize !== undefined && (typeof listPageSize !== 'number' || !Number.isSafeInteger(listPageSize) || listPageSize < 1 || listPageSize > MAX_LIST_PAGE_SIZE)) {
+    throw new FST_MCP_INVALID_OPTION('listPageSize', `expected an integer from 1 to ${MAX_LIST_PAGE_SIZE} (items per page)`)
+  }
   const { eventBus, answerRouter } = checkScale(options)
   const scaleStore = isJsonObject(options.scale) ? options.scale.taskStore : undefined
   if (scaleStore !== undefined && typeof scaleStore !== 'function') {
@@ -498,6 +512,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
     telemetry: resolveTelemetry(options.telemetry),
+    listPageSize,
     eventBus,
     answerRouter,
     authorization: resolveAuthorization(options.authorization)

@@ -28,6 +28,8 @@ import { HookRegistry } from './hooks/registry.js'
 import type { McpHookName, McpHooks } from './hooks/types.js'
 import { McpTelemetry } from './telemetry/tracing.js'
 import { modernErrorStatus } from './endpoint/modern-era.js'
+import { composeServer } from './definitions/compose.js'
+import type { LivePrompts, LiveResources, LiveTools } from './definitions/live.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
 
@@ -58,6 +60,14 @@ export interface McpDecorator {
   notifyResourcesChanged (): number
   /** Sends `notifications/resources/updated` for `uri` on every stream subscribed to exactly that URI. */
   notifyResourceUpdated (uri: string): number
+  /**
+   * The tools defined with `defineTools` (or `defineTool`), changed while the
+   * server runs: `add`, `update`, `remove`, `disable`, `enable` by name
+   * (see lib/definitions/live.ts for how changes reach other instances).
+   */
+  readonly tools: LiveTools
+  readonly prompts: LivePrompts
+  readonly resources: LiveResources
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
@@ -83,13 +93,16 @@ declare module 'fastify' {
 }
 
 const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts) => {
-  const options = resolveOptions(opts)
+  const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
+  // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
+  const composition = composeServer(resolved.server, resolved.listPageSize)
+  const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
-  const state = await openEndpointState(options, fastify.log, auth?.filterListOutcome)
+  const state = await openEndpointState(options, composition, fastify.log, auth?.filterListOutcome)
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   fastify.addHook('preClose', state.close)
@@ -112,6 +125,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       if (typeof uri !== 'string') throw new TypeError('notifyResourceUpdated(uri): uri must be a string')
       return state.notify({ type: 'resourceUpdated', uri })
     },
+    tools: state.live.tools,
+    prompts: state.live.prompts,
+    resources: state.live.resources,
     get listenStreams () {
       return subscriptions.size
     },

@@ -6,12 +6,18 @@
  */
 import type { Static, TObject } from '@sinclair/typebox'
 import { Type } from '@sinclair/typebox'
+import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
-import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { LISTED_TOOL } from '../server-module/listed-tool.js'
+import { Catalog, type CatalogEntry } from './catalog.js'
+import { attachGroup, callerOrigin } from './groups.js'
+import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { compileValidator, type Validator } from './validation.js'
@@ -61,13 +67,14 @@ export interface ToolDefinition<I = TObject, O = unknown> {
   handler: (args: ToolArguments<I>, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
+/** What `defineTools` returns: a group of definitions to spread into a server module (see groups.ts). */
 export interface DefinedTools {
-  /** The deeply frozen list (the same object every time). */
+  /** The group's deeply frozen list (the same object every time), for direct use. */
   listTools: (params?: JsonObject, ctx?: HandlerContext) => ListToolsResult
   callTool: (params: CallToolParams, ctx: HandlerContext) => CallToolResult | Promise<CallToolResult>
 }
 
-interface CompiledTool {
+export interface CompiledTool {
   readonly name: string
   readonly input: Validator
   readonly output: Validator | undefined
@@ -103,18 +110,37 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
     tool: tool as Tool,
     compiled: {
       name,
-      input: compileValidator(input, `${where} (input)`, 'arguments'),
+      input: sharedValidator(input, tool.inputSchema, `${where} (input)`, 'arguments', true),
       // the handler's own object is checked as it is: no defaults written into it
-      output: output === undefined ? undefined : compileValidator(output, `${where} (output)`, 'result', false),
+      output: output === undefined ? undefined : sharedValidator(output, tool.outputSchema, `${where} (output)`, 'result', false),
       handler: definition.handler
     }
   }
 }
 
+/**
+ * Validators by the JSON text of their schema: tools with the same schema
+ * (generated catalogues, per-tenant copies) share one compiled check, so
+ * registering many of them does not compile the same code again. Bounded.
+ */
+const validators = new Map<string, Validator>()
+const MAX_SHARED_VALIDATORS = 4096
+
+function sharedValidator (schema: TObject, listed: unknown, where: string, root: string, applyDefaults: boolean): Validator {
+  const key = root + (applyDefaults ? '+' : '-') + JSON.stringify(listed)
+  let validator = validators.get(key)
+  if (validator === undefined) {
+    validator = compileValidator(schema, where, root, applyDefaults)
+    if (validators.size >= MAX_SHARED_VALIDATORS) validators.clear()
+    validators.set(key, validator)
+  }
+  return validator
+}
+
 function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
   const problems = tool.input.problems(args)
   return {
-    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${problems.join('; ')}` }],
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(problems)}` }],
     isError: true
   }
 }
@@ -131,33 +157,47 @@ function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): C
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as JsonObject }
 }
 
-/**
- * Defines tools by name: `{ add: { input: Type.Object({ a: Type.Number(), b: Type.Number() }), handler: ({ a, b }) => ... } }`.
- * Spread the result into a server module (beside other handlers).
- */
-export function defineTools<
-  // Inferred per tool: the input schema (I) and the output schema (O) of each name.
-  I extends { [K in keyof I]: unknown },
-  O extends { [K in keyof I]: unknown }
-> (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: O[K] } }): DefinedTools {
-  if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
-  const listed: Tool[] = []
-  const table = new Map<string, CompiledTool>()
-  const scopes = new Map<string, readonly string[]>()
-  for (const name of Object.keys(tools)) {
-    const definition = (tools as Record<string, ToolDefinition<TObject, unknown>>)[name] as ToolDefinition<TObject, unknown>
-    const { tool, compiled } = compileTool(name, definition)
-    const required = checkScopes(definition.scopes, `tool "${name}"`)
-    if (required !== undefined) scopes.set(name, required)
-    listed.push(tool)
-    table.set(name, compiled)
-  }
-  const list = deepFreeze({ tools: listed }) as ListToolsResult
+/** A compiled tool as the catalogue keeps it. */
+export interface ToolEntry extends CatalogEntry {
+  readonly compiled: CompiledTool
+  readonly scopes: readonly string[] | undefined
+}
 
+/** Checks and compiles one definition (the same checks at registration and at runtime). */
+export function compileToolEntry (name: string, definition: ToolDefinition<any, any>, origin: string): ToolEntry {
+  const { tool, compiled } = compileTool(name, definition as ToolDefinition<TObject, unknown>)
+  const scopes = checkScopes(definition.scopes, `tool "${name}"`)
+  deepFreeze(tool)
+  return { name, listed: tool, json: JSON.stringify(tool), view: 'tools', origin, compiled, scopes }
+}
+
+/** Hand-written handlers served beside the definitions (bound to their module). */
+export interface RawToolHandlers {
+  listTools?: (params: JsonObject, ctx: HandlerContext) => unknown
+  callTool?: (params: CallToolParams, ctx: HandlerContext) => unknown
+}
+
+/**
+ * `listTools` and `callTool` serving `catalog`: a name the catalogue does not
+ * know at all goes to the raw `callTool` (when there is one); a disabled
+ * tool is unknown. Raw listed tools follow the defined ones.
+ */
+/** A raw handler beside the definitions validates nothing: the preHandler hooks run right before it. */
+function callRaw (rawCall: (params: CallToolParams, ctx: HandlerContext) => unknown, params: CallToolParams, ctx: HandlerContext): unknown {
+  const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
+  return afterValidation(ctx, given, (args) => rawCall(args === given ? params : { ...params, arguments: args }, ctx))
+}
+
+export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number): DefinedTools {
+  const rawCall = raw.callTool
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
-    const tool = typeof name === 'string' ? table.get(name) : undefined
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
+    const entry = typeof name === 'string' ? catalog.get(name) : undefined
+    if (entry === undefined) {
+      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return callRaw(rawCall, params, ctx) as CallToolResult
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
+    }
+    const tool = entry.compiled
     const args = params.arguments === undefined ? {} : params.arguments
     if (!tool.input.check(args)) return invalidArguments(tool, args)
     // preHandler hooks run here, once the arguments are valid, and may answer in the tool's place.
@@ -171,12 +211,66 @@ export function defineTools<
       ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
       : structured(tool, result, ctx)
   }
-
-  const requirement: ScopeRequirement | undefined = scopes.size === 0
-    ? undefined
-    : (params) => typeof params.name === 'string' ? scopes.get(params.name) : undefined
+  const rawScopes = rawCall === undefined ? undefined : (rawCall as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
+  const requirement: ScopeRequirement = (params) => {
+    const name = params.name
+    if (typeof name !== 'string') return undefined
+    const entry = catalog.entry(name)
+    if (entry !== undefined) return entry.scopes
+    return typeof rawScopes === 'function' ? rawScopes(params) : undefined
+  }
+  Object.defineProperty(callTool, LISTED_TOOL, {
+    value: (name: string) => catalog.has(name) ? (catalog.get(name)?.listed as JsonObject | undefined) ?? null : undefined
+  })
   return {
-    listTools: () => list,
+    listTools: (params?: JsonObject, ctx?: HandlerContext) =>
+      serveList(catalog, 'tools', 'name', params, ctx, pageSize, raw.listTools) as ListToolsResult,
     callTool: validatesOwnArguments(withRequiredScopes(callTool, requirement))
   }
+}
+
+/**
+ * Defines tools by name: `{ add: { input: Type.Object({ a: Type.Number(), b: Type.Number() }), handler: ({ a, b }) => ... } }`,
+ * or `{ add, sub }` with each written by `defineTool` in a file of its own.
+ * Spread any number of results into a server module, beside raw handlers:
+ * every definition is served, and a name defined twice fails registration.
+ */
+export function defineTools<
+  // Inferred per tool: the input schema (I) and the output schema (O) of each name.
+  I extends { [K in keyof I]: unknown },
+  O extends { [K in keyof I]: unknown }
+> (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: O[K] } }): DefinedTools {
+  if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
+  const origin = callerOrigin('defineTools', defineTools)
+  const entries: ToolEntry[] = []
+  for (const name of Object.keys(tools)) {
+    entries.push(compileToolEntry(name, (tools as Record<string, ToolDefinition<TObject, unknown>>)[name] as ToolDefinition<TObject, unknown>, origin))
+  }
+  // The group's own handlers, for direct use (unit tests); the endpoint serves the composed catalogue.
+  let own: DefinedTools | undefined
+  const handlers = (): DefinedTools => {
+    if (own === undefined) {
+      const catalog = new Catalog<ToolEntry>('tool')
+      for (const entry of entries) catalog.add(entry)
+      own = toolHandlers(catalog)
+    }
+    return own
+  }
+  const defined = {} as DefinedTools
+  Object.defineProperties(defined, {
+    listTools: { value: (params?: JsonObject, ctx?: HandlerContext) => handlers().listTools(params, ctx) },
+    callTool: { value: withRequiredScopes((params: CallToolParams, ctx: HandlerContext) => handlers().callTool(params, ctx),
+      entries.some((e) => e.scopes !== undefined) ? (params) => requirementOf(handlers().callTool)(params) : undefined) }
+  })
+  return attachGroup(defined, { kind: 'tools', entries, origin })
+}
+
+/**
+ * One tool, typed from its schemas, for a file of its own:
+ * `export const add = defineTool({ input: Type.Object({ a: Type.Number() }), handler: ({ a }) => ... })`,
+ * collected by `defineTools({ add })` (or added at runtime with `fastify.mcp.tools.add('add', add)`).
+ */
+export function defineTool<I = undefined, O = undefined> (tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
+  if (!isPlainObject(tool)) throw new FST_MCP_INVALID_DEFINITION('tool', 'expected an object { input?, output?, handler, ... }')
+  return tool
 }

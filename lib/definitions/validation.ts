@@ -9,6 +9,8 @@ import { Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
+import { clip } from '../protocol/describe.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 
 export interface Validator<T = unknown> {
@@ -16,6 +18,25 @@ export interface Validator<T = unknown> {
   check (value: unknown): value is T
   /** Every failing path and what it expected, one line each (empty when valid). */
   problems (value: unknown): string[]
+}
+
+/**
+ * A value nested deeper than the stack allows, met by a recursive schema
+ * (TypeBox's checks recurse): the client's error, answered -32602 with the
+ * request's id, never a server fault.
+ */
+function nestedTooDeeply (root: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${root} are nested too deeply to check`)
+}
+
+/** Runs a check that recurses into a client's value; a stack overflow becomes the client's error. */
+function withinStack<R> (root: string, run: () => R): R {
+  try {
+    return run()
+  } catch (err) {
+    if (err instanceof RangeError) throw nestedTooDeeply(root)
+    throw err
+  }
 }
 
 /** A JSON pointer (`/labels/1`) as a readable path (`labels[1]`); the root is `(root)`. */
@@ -120,17 +141,18 @@ export function compileValidator<T = unknown> (schema: TSchema, where: string, r
   const defaults = applyDefaults ? defaultsOf(schema) : undefined
   return {
     check: defaults !== undefined
-      ? (value: unknown): value is T => compiled.Check(defaults(value))
-      : (value: unknown): value is T => compiled.Check(value),
-    problems (value: unknown): string[] {
+      ? (value: unknown): value is T => withinStack(root, () => compiled.Check(defaults(value)))
+      : (value: unknown): value is T => withinStack(root, () => compiled.Check(value)),
+    problems: (value: unknown): string[] => withinStack(root, () => {
       const seen = new Set<string>()
       const lines: string[] = []
       for (const error of compiled.Errors(value)) {
         if (seen.has(error.path)) continue // the first complaint per path says it best
         seen.add(error.path)
-        lines.push(`${readablePath(error.path, root)}: ${expectation(error.message, error.schema)}`)
+        // the path quotes the client's keys: a few dozen characters of each line's
+        lines.push(`${clip(readablePath(error.path, root))}: ${expectation(error.message, error.schema)}`)
       }
       return lines
-    }
+    })
   }
 }

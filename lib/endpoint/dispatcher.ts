@@ -2,7 +2,8 @@
  * The JSON-RPC dispatcher: what answers a POSTed message. An invalid
  * message is refused; a client's answer to a legacy server-to-client
  * request settles the request waiting here, or is forwarded to the instance
- * that waits; a notification is accepted; a request passes the scope check
+ * that waits; a notification is accepted (`notifications/cancelled` stops the
+ * caller's own request with that id); a request passes the scope check
  * (with authorization) and goes to its era: modern when its `_meta` names a
  * protocol version, else legacy. Each era finds what serves the method in
  * the method table (lib/protocol/methods.ts).
@@ -14,6 +15,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../handler/request-scope.js'
+import { cancelNotified } from '../handler/in-flight.js'
 import { classifyMessage, isJsonObject, type JsonObject, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
@@ -45,7 +47,11 @@ export function createDispatcher (state: EndpointState, auth: EndpointAuthorizat
       // A client's answer to a legacy server-to-client request: waited for here, or forwarded to the instance that waits.
       return pending.settle(request.body, callerOf(request)) ? sendAccepted(reply) : forwardAnswer(request, reply)
     }
-    if (message.kind === 'notification') return sendAccepted(reply)
+    if (message.kind === 'notification') {
+      // The caller's own legacy request with that id stops; anyone else's is out of reach.
+      if (message.method === 'notifications/cancelled') cancelNotified(state.inFlight, callerOf(request), message.params, request.log)
+      return sendAccepted(reply)
+    }
     if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) return denied
     if (isModernRequest(message)) {
       const answer = handleModern(message, request, reply)

@@ -21,6 +21,10 @@ import { SubscriptionRegistry } from '../streams/subscriptions.js'
 import { TaskService } from '../tasks/service.js'
 import { LegacyLogLevel } from './legacy-log-level.js'
 import { Operations } from './operations.js'
+import { FST_MCP_SCALE_UNAVAILABLE } from '../errors.js'
+import type { Composition } from '../definitions/compose.js'
+import { ConfirmedChanges } from '../definitions/confirmed-changes.js'
+import { createLiveCatalogs, type LiveCatalogs } from '../definitions/live.js'
 
 /** Narrows a list outcome to what this request's caller may use (authorization's `filterLists`). */
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
@@ -49,6 +53,8 @@ export interface EndpointState {
   readonly legacyLogLevel: LegacyLogLevel
   /** What runs around operations (hooks, telemetry), settled when the app is ready; the eras call handlers through it. */
   readonly operations: Operations
+  /** `fastify.mcp.tools`, `prompts`, `resources`: defined items changed while the server runs, on every instance. */
+  readonly live: LiveCatalogs
   /**
    * Publishes `event` on the bus; returns how many of this instance's streams
    * it reached at once (the bus delivers locally inside `publish`, see
@@ -60,21 +66,33 @@ export interface EndpointState {
 }
 
 /** Builds and opens the endpoint's state; throws (having closed what it opened) when a part cannot be made or reached. */
-export async function openEndpointState (options: ResolvedOptions, log: FastifyBaseLogger, filterList?: ListFilter): Promise<EndpointState> {
+export async function openEndpointState (options: ResolvedOptions, composition: Composition, log: FastifyBaseLogger, filterList?: ListFilter): Promise<EndpointState> {
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
   const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks }) as ModernServerCapabilities
   const parts = new SharedParts({ eventBus: options.eventBus, answerRouter: options.answerRouter })
   const pending = new PendingRequests(options.clientRequestTimeoutMs, () => parts.router.requestId())
-  const legacyLogLevel = new LegacyLogLevel((event) => parts.bus.publish(event))
+  const legacyLogLevel = new LegacyLogLevel((event) => parts.bus.publish(event).then(() => {}))
   const subscriptions = new SubscriptionRegistry({
     keepAliveMs: options.keepAliveMs,
     serverInfo: options.serverInfo,
     limits: { maxStreams: options.maxListenStreams, maxStreamsPerCaller: options.maxListenStreamsPerCaller, maxBufferedBytes: options.maxStreamBufferBytes }
   })
+  // Runtime definition changes: served from the next request, told to the streams;
+  // remove/disable/enable confirmed by every other instance on the bus.
+  const changes = new ConfirmedChanges(parts.bus)
+  const live = createLiveCatalogs(composition, {
+    share: (list, name, change) => changes.share(list, name, change).catch((err: unknown) => {
+      log.error({ err, list, name, change }, 'MCP definition change not delivered to every instance (event bus)')
+      throw new FST_MCP_SCALE_UNAVAILABLE(`the ${change} of "${name}" is in effect on this instance, but not confirmed by every other instance (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+    }),
+    listChanged: (list) => subscriptions.notifyListChanged(list),
+    resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
+  })
   // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
-  await parts.open((event) => {
+  try {
+    await parts.open((event) => {
     switch (event.type) {
       case 'listChanged':
         subscriptions.notifyListChanged(event.list)
@@ -85,11 +103,28 @@ export async function openEndpointState (options: ResolvedOptions, log: FastifyB
       case 'taskStatus':
         subscriptions.notifyTaskStatus(event.owner, event.task)
         break
+      case 'definitionChanged':
+        if (event.id !== undefined && changes.isOwn(event.id)) break
+        live.apply(event.list, event.name, event.change)
+        // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
+        if (event.id !== undefined) changes.confirm(event.id)
+        break
+      case 'definitionApplied':
+        changes.confirmed(event)
+        break
       case 'logLevel':
         legacyLogLevel.heard(event)
         break
     }
-  }, (answer, caller) => pending.settle(answer, caller))
+    }, (answer, caller) => pending.settle(answer, caller), () => {
+      // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
+      const sent = subscriptions.notifyAllMayHaveChanged()
+      log.info({ notifications: sent }, 'MCP event bus reconnected: listen streams told that lists and resources may have changed')
+    })
+  } catch (err) {
+    changes.close()
+    throw err
+  }
 
   // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
   let tasks: TaskService | undefined
@@ -97,6 +132,7 @@ export async function openEndpointState (options: ResolvedOptions, log: FastifyB
     try {
       tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus: parts.bus, log, maxInputBytes: options.taskMaxArgumentBytes })
     } catch (err) {
+      changes.close()
       await parts.close()
       throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
     }
@@ -119,6 +155,7 @@ export async function openEndpointState (options: ResolvedOptions, log: FastifyB
     tasks,
     legacyLogLevel,
     operations: new Operations(options.server, resultCheck),
+    live,
     notify (event: McpEvent): number {
       const before = subscriptions.delivered
       parts.bus.publish(event).catch((err: unknown) => {
@@ -133,6 +170,7 @@ export async function openEndpointState (options: ResolvedOptions, log: FastifyB
         pending.close()
         await inFlight.close()
         await tasks?.close()
+        changes.close()
         await parts.close()
       })()
       return closed

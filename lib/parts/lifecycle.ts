@@ -40,6 +40,7 @@ export class SharedParts {
   readonly bus: EventBus
   readonly router: AnswerRouter
   #stopListening: (() => void) | undefined
+  #stopGapListening: (() => void) | undefined
   #closed: Promise<void> | undefined
 
   /** Claims the given parts (see `claimParts`) and makes the missing ones in memory. */
@@ -51,13 +52,15 @@ export class SharedParts {
 
   /**
    * Wires the endpoint in (`onEvent` hears every event the bus delivers, `onAnswer`
-   * every legacy answer forwarded here) and waits for the parts that say when they
-   * are ready, bounded; on failure closes them and throws FST_MCP_SCALE_UNAVAILABLE.
+   * every legacy answer forwarded here, `onReconnect` each time a bus that was cut
+   * off delivers again) and waits for the parts that say when they are ready,
+   * bounded; on failure closes them and throws FST_MCP_SCALE_UNAVAILABLE.
    */
-  async open (onEvent: McpEventListener, onAnswer: AnswerReceiver): Promise<void> {
+  async open (onEvent: McpEventListener, onAnswer: AnswerReceiver, onReconnect: () => void): Promise<void> {
     this.router.attach(onAnswer)
     // Subscribed before waiting: a shared bus is ready once its subscription is confirmed.
     this.#stopListening = this.bus.subscribe(onEvent)
+    this.#stopGapListening = this.bus.onReconnect?.(onReconnect)
     const waits = [this.bus, this.router].flatMap((part) => part.ready === undefined ? [] : [part.ready()])
     if (waits.length === 0) return
     try {
@@ -72,6 +75,7 @@ export class SharedParts {
   close (): Promise<void> {
     this.#closed ??= (async () => {
       this.#stopListening?.()
+      this.#stopGapListening?.()
       await Promise.all([this.bus.close(), this.router.close()])
     })()
     return this.#closed

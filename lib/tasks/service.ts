@@ -42,8 +42,10 @@ import { boundedWait } from '../common/timers.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
-import { type AskRefusal, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
+import { type AskRefusal, type Change, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
+import { HeldOutcomes, storeOutcome, type TaskOutcome } from './held-outcomes.js'
 import { type TaskRun, TaskRuns } from './runs.js'
+import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
 
 /** Who may see a task: a string per authorization context. */
 export type TaskOwner = (request: FastifyRequest) => string
@@ -66,27 +68,19 @@ const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
 /** How long `close()` waits for a shared store to record that work here stopped. */
 const CLOSE_WAIT_MS = 1000
 
+/** Most bytes of outcomes held for a store that cannot be reached (and at most `maxTasks` outcomes). */
+export const MAX_HELD_OUTCOME_BYTES = 16 * 1024 * 1024
+
 const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
 
-/** JSON length of `value` when it is at most `limit`; undefined when larger or not JSON. */
-function sizeWithin (value: unknown, limit: number): number | undefined {
-  if (value === undefined) return 0
-  try {
-    const json: string | undefined = JSON.stringify(value)
-    return json === undefined ? 0 : json.length <= limit ? json.length : undefined
-  } catch {
-    return undefined // deeper than the stack allows, or not JSON at all
-  }
-}
-
-/** Whether what a task would keep of this request fits the bound; cheap when the whole body is small. */
+/** Whether what a task would keep of this request fits the bound (estimated heap, see argument-cost.ts); no walk when the whole body is small. */
 function inputFits (ctx: HandlerContext, scope: RequestScope, limit: number): boolean {
   const length = Number(ctx.request.headers['content-length'])
-  if (Number.isSafeInteger(length) && length <= limit) return true
-  const args = sizeWithin(scope.params?.arguments, limit)
+  if (Number.isSafeInteger(length) && length * MAX_COST_PER_CHARACTER <= limit) return true
+  const args = heapCostWithin(scope.params?.arguments, limit)
   if (args === undefined) return false
-  const caps = sizeWithin(ctx.clientCapabilities, limit - args)
-  return caps !== undefined && sizeWithin(ctx.clientInfo, limit - args - caps) !== undefined
+  const caps = heapCostWithin(ctx.clientCapabilities, limit - args)
+  return caps !== undefined && heapCostWithin(ctx.clientInfo, limit - args - caps) !== undefined
 }
 
 /** True when the request's client capabilities declare the tasks extension. */
@@ -111,7 +105,7 @@ export interface TaskServiceOptions {
   /** Where task changes are published; without one, only this process hears them. */
   bus?: EventBus
   log: FastifyBaseLogger
-  /** Bytes of its request a task may keep (`taskOptions.maxArgumentBytes`); default 64 KiB. */
+  /** Heap bytes of its request a task may keep, estimated (`taskOptions.maxArgumentBytes`); default 64 KiB. */
   maxInputBytes?: number
 }
 
@@ -125,6 +119,8 @@ export class TaskService implements TaskHost {
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
   readonly #unsubscribe: () => void
+  /** Outcomes of work that ended while the store could not take them. */
+  readonly #held: HeldOutcomes
   #closing: Promise<void> | undefined
 
   constructor (options: TaskServiceOptions) {
@@ -135,6 +131,13 @@ export class TaskService implements TaskHost {
     this.#bus = options.bus
     this.#log = options.log
     this.runs = new TaskRuns(this.store, options.log)
+    this.#held = new HeldOutcomes({
+      store: this.store,
+      log: options.log,
+      maxCount: options.limits.maxTasks,
+      maxBytes: Math.min(options.limits.maxStoredBytes, MAX_HELD_OUTCOME_BYTES),
+      onStored: (change) => this.#changed(change.task)
+    })
     this.#unsubscribe = this.#bus?.subscribe((event) => {
       if (event.type === 'taskStatus') this.runs.observe(event.task)
     }) ?? (() => {})
@@ -196,7 +199,7 @@ export class TaskService implements TaskHost {
     }
     const { task } = created
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
-    this.#start(run, ctx, work)
+    this.#start(run, ctx, work, Date.parse(task.createdAt) + task.ttlMs)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -227,6 +230,7 @@ export class TaskService implements TaskHost {
 
   async #close (): Promise<void> {
     this.#unsubscribe()
+    await this.#held.close()
     const open = this.runs.close('the server is shutting down')
     if (this.store.shared && open.length > 0) {
       const error = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' }
@@ -266,7 +270,7 @@ export class TaskService implements TaskHost {
     return ACK
   }
 
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown): void {
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, expiresAt: number): void {
     // Only strings and the task's context are captured below: the request and its body stay free to go.
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
@@ -277,10 +281,10 @@ export class TaskService implements TaskHost {
       const result = value === undefined || value === null ? {} : value
       if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
         logger.error({ method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
-        await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
+        await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
         return
       }
-      const change = await this.#finish(run, this.store.complete(run.taskId, typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' }))
+      const change = await this.#finish(run, { kind: 'complete', result: typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' } }, expiresAt)
       if (change?.changed === true && change.task.status === 'failed') {
         logger.warn({ method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
       }
@@ -289,21 +293,33 @@ export class TaskService implements TaskHost {
       if (err instanceof McpError) {
         const error: JsonObject = { code: err.code, message: err.message }
         if (err.data !== undefined) error.data = err.data
-        await this.#finish(run, this.store.fail(run.taskId, error, err.message))
+        await this.#finish(run, { kind: 'fail', error, statusMessage: err.message }, expiresAt)
         return
       }
       if (run.controller.signal.aborted) return
       logger.error({ err, method }, 'MCP task failed')
-      await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
+      await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
     }).catch((err: unknown) => {
       logger.error({ err, method }, 'MCP task outcome could not be stored')
       this.runs.end(run, 'the task store failed', true)
     })
   }
 
-  /** Ends the run once its outcome is stored, and publishes the change. */
-  async #finish (run: TaskRun, stored: Promise<{ task: StoredTask, changed: boolean } | undefined>): Promise<{ task: StoredTask, changed: boolean } | undefined> {
-    const change = await stored
+  /**
+   * Stores the outcome, ends the run and publishes the change. A store that
+   * cannot take it now (a shared one cut off) gets it later: it is held
+   * here and stored once the store answers again (see held-outcomes.ts).
+   */
+  async #finish (run: TaskRun, outcome: TaskOutcome, expiresAt: number): Promise<Change | undefined> {
+    let change: Change | undefined
+    try {
+      change = await storeOutcome(this.store, run.taskId, outcome)
+    } catch (err) {
+      this.runs.end(run, 'the task finished', false)
+      this.#log.warn({ err, taskId: run.taskId }, 'MCP task outcome could not be stored now; it is held and stored once the task store answers again')
+      this.#held.hold(run.taskId, outcome, expiresAt)
+      return undefined
+    }
     this.runs.end(run, 'the task finished', false)
     if (change?.changed === true) this.#changed(change.task)
     return change
@@ -378,7 +394,7 @@ export async function runAsTask (
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes)`)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes of memory, estimated)`)
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)

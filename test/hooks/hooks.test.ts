@@ -169,3 +169,26 @@ t.test('encapsulation: a child context\'s hooks stay there, an fp plugin\'s reac
   t.throws(() => fresh.mcp.addHook('onRequest', 'x' as any), { code: 'FST_MCP_INVALID_HOOK' })
   t.equal(fresh.mcp.serverInfo.name, 'hooks', 'the decorator keeps its other members')
 })
+
+t.test('a raw callTool beside definitions gets its preHandler too (once)', async (t) => {
+  const received: unknown[] = []
+  const seen: string[] = []
+  const app = await build(t, {
+    ...definedServer([]),
+    listTools: () => ({ tools: [{ name: 'raw', inputSchema: { type: 'object' } }] }),
+    callTool: (params: { arguments?: unknown }) => {
+      received.push(params.arguments)
+      return { content: [{ type: 'text', text: 'raw' }] }
+    }
+  }, (app) => {
+    app.mcp.addHook('preHandler', (call) => {
+      seen.push(call.target as string)
+      call.arguments = { ...call.arguments, hooked: true }
+    })
+  })
+  const client = injectClient(app, { era: 'legacy' })
+  await client.callTool('raw', { x: 1 })
+  await client.callTool('add', { a: 1, b: 2 })
+  t.same(received, [{ x: 1, hooked: true }])
+  t.same(seen, ['raw', 'add'])
+})
