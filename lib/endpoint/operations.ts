@@ -19,7 +19,7 @@ import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre
 import type { HookChains } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
 import type { McpCall, McpOperation } from '../hooks/types.js'
-import { isJsonObject } from '../protocol/jsonrpc.js'
+import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { type ModuleMethod, moduleMethod } from '../protocol/methods.js'
@@ -27,8 +27,8 @@ import { sendError } from '../response/reply.js'
 import type { AnyServerModule, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
-import type { RequestMessage } from './legacy-era.js'
 
+type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
 type Next = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
 export type Around = (message: RequestMessage, modern: boolean, request: FastifyRequest, reply: FastifyReply, next: Next) => Promise<FastifyReply> | undefined
 /** The HTTP status of a JSON-RPC error in an era (the modern transport fixes a few). */
@@ -104,8 +104,9 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
     return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request)), send)
   }
 
-  function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean, scope: RequestScope): MaybePromise<FastifyReply | undefined> {
+  function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
     if (chains === undefined) return next(message, request, reply)
+    const scope = scopeOf(request)
     const operation = scope.operation = operationOf(message, request, modern)
     if (onRequest === undefined) return next(message, request, reply)
     const proceed = (answer: JsonObject | undefined): MaybePromise<FastifyReply | undefined> => {
@@ -127,7 +128,6 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
   }
 
   return function around (message, modern, request, reply, next) {
-    const scope = scopeOf(request)
     const trace = telemetry?.start({
       method: message.method,
       toolName: message.method === 'tools/call' ? targetOf(message.method, message.params) : undefined,
@@ -137,10 +137,12 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
       protocolVersion: protocolVersionOf(message, request, modern),
       meta: isJsonObject(message.params._meta) ? message.params._meta : {}
     })
-    if (trace === undefined) return settle(serve(message, request, reply, next, modern, scope), reply)
+    if (trace === undefined) return settle(serve(message, request, reply, next, modern), reply)
+    // The span's error.type is noted in the request's scope by whatever answers with an error.
+    const scope = scopeOf(request)
     let served: MaybePromise<FastifyReply | undefined>
     try {
-      served = (telemetry as McpTelemetry).within(trace, () => serve(message, request, reply, next, modern, scope))
+      served = (telemetry as McpTelemetry).within(trace, () => serve(message, request, reply, next, modern))
     } catch (err) {
       trace.end(String(ErrorCode.InternalError))
       throw err
@@ -221,14 +223,18 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
   }
 
   return function invokeWithHooks (entry, params, ctx) {
-    const request = ctx.request
-    const scope = scopeOf(request)
-    const operation = scope.operation as McpOperation
+    // No scope: neither a hook nor a span wants this request (`around` makes it for them).
+    const scope = ctx.request.mcpScope
+    if (scope === null) return invoke(entry, params, ctx)
+    const operation = scope.operation
+    if (operation === undefined) {
+      // Traced, without hooks: only how it ended is noted.
+      return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
+    }
     let outcome: MaybePromise<Outcome>
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
     else if (preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
-    if (operation === undefined) return whenSettled(outcome, (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
     return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope))
   }
 }
