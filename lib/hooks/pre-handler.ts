@@ -14,7 +14,10 @@ export type PreHandled = { readonly args: JsonObject } | { readonly answer: Json
 type PreHandlerStep = (args: JsonObject) => MaybePromise<PreHandled>
 
 const SELF_VALIDATING = new WeakSet<object>()
-const PENDING = new WeakMap<object, PreHandlerStep>()
+/** The step rides on the call's `ctx` itself: a WeakMap entry per call would cost the collector more. */
+const PENDING: unique symbol = Symbol('fastify-mcp-capabilities.preHandler')
+
+interface Carrier { [PENDING]?: PreHandlerStep | undefined }
 
 /** Marks `handler` as one that validates its arguments and then calls `afterValidation`. */
 export function validatesOwnArguments<F extends (...args: any[]) => unknown> (handler: F): F {
@@ -28,7 +31,7 @@ export function isSelfValidating (handler: unknown): boolean {
 
 /** The endpoint leaves the hooks' step for the self-validating handler serving `ctx`. */
 export function leavePreHandler (ctx: object, step: PreHandlerStep): void {
-  PENDING.set(ctx, step)
+  (ctx as Carrier)[PENDING] = step
 }
 
 /**
@@ -37,8 +40,8 @@ export function leavePreHandler (ctx: object, step: PreHandlerStep): void {
  * arguments they settled on, or returns their answer.
  */
 export function afterValidation<A extends JsonObject, R> (ctx: object, args: A, handle: (args: A) => R): R | MaybePromise<JsonObject> {
-  const step = PENDING.get(ctx)
+  const step = (ctx as Carrier)[PENDING]
   if (step === undefined) return handle(args)
-  PENDING.delete(ctx)
+  ;(ctx as Carrier)[PENDING] = undefined
   return whenSettled(step(args), (decided): MaybePromise<JsonObject> => 'answer' in decided ? decided.answer : handle(decided.args as A) as MaybePromise<JsonObject>)
 }
