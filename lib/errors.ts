@@ -30,9 +30,10 @@ export const FST_MCP_INVALID_SERVER = coded<'FST_MCP_INVALID_SERVER', [string]>(
   TypeError
 )
 
-export const FST_MCP_MISSING_HANDLER = coded<'FST_MCP_MISSING_HANDLER', [string, string]>(
+/** The third argument is a hint (` ("listTool" is not a handler name; did you mean "listTools"?)`) or ''. */
+export const FST_MCP_MISSING_HANDLER = coded<'FST_MCP_MISSING_HANDLER', [string, string, string]>(
   'FST_MCP_MISSING_HANDLER',
-  'Capability "%s" needs the handler "%s", which is missing from the server module'
+  'Capability "%s" needs the handler "%s", which is missing from the server module%s'
 )
 
 export const FST_MCP_INVALID_CAPABILITIES = coded<'FST_MCP_INVALID_CAPABILITIES', [string]>(

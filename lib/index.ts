@@ -19,6 +19,8 @@ export { defineResource, defineResources } from './definitions/resources.js'
 export type { LiveDefinitions, LiveTools, LivePrompts, LiveResources } from './definitions/live.js'
 export type { DefinedResources, ResourceDefinition, ReadReturn } from './definitions/resources.js'
 export type { Completer, CompletionContext } from './definitions/completion.js'
+export { audioContent, embeddedResource, imageContent, resourceLink, textContent } from './definitions/content.js'
+export type { BinaryData, ContentExtras, EmbeddedContents, ResourceLinkFields } from './definitions/content.js'
 export type { TemplateVariables, TemplateVariableNames } from './definitions/uri-template.js'
 export type {
   Annotations,

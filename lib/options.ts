@@ -15,6 +15,7 @@ import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
 import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 import { isJsonObject } from './protocol/jsonrpc.js'
 import { MAX_TIMER_MS } from './common/timers.js'
+import { DEFAULT_TOOL_ERROR_MODE, TOOL_ERROR_MODES, type ToolErrorMode } from './handler/tool-errors.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -179,6 +180,14 @@ export interface McpCapabilitiesOptions {
    */
   validateResults?: boolean
   /**
+   * What a `tools/call` handler that throws (anything but an `McpError`)
+   * answers: `'message'` (default) a tool execution error (`isError: true`)
+   * carrying the error's message, so the model can correct itself; `'mask'`
+   * the same with a generic text, for deployments whose error messages must
+   * not reach clients. Either way the error is logged with its details.
+   */
+  toolErrors?: ToolErrorMode
+  /**
    * Pagination of the lists served from definitions (`tools/list`,
    * `prompts/list`, `resources/list`, `resources/templates/list`): at most
    * this many items per page, with an opaque `nextCursor`. Default: off (the
@@ -240,6 +249,7 @@ export interface ResolvedOptions {
   maxStreamBufferBytes: number
   validateParamHeaders: ParamHeaderMode
   validateResults: boolean
+  toolErrors: ToolErrorMode
   listPageSize: number | undefined
   /** Given shared parts (undefined: the in-memory defaults). */
   eventBus: EventBus | undefined
@@ -252,7 +262,7 @@ export interface ResolvedOptions {
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'toolErrors', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization', 'telemetry',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -461,6 +471,10 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   }
   const validateResults = options.validateResults === undefined ? false : options.validateResults
   if (typeof validateResults !== 'boolean') throw new FST_MCP_INVALID_OPTION('validateResults', 'expected a boolean')
+  const toolErrors = options.toolErrors === undefined ? DEFAULT_TOOL_ERROR_MODE : options.toolErrors
+  if (!TOOL_ERROR_MODES.includes(toolErrors as ToolErrorMode)) {
+    throw new FST_MCP_INVALID_OPTION('toolErrors', `expected one of ${TOOL_ERROR_MODES.map((m) => `"${m}"`).join(', ')}`)
+  }
   const validateParamHeaders = options.validateParamHeaders === undefined ? DEFAULT_PARAM_HEADER_MODE : options.validateParamHeaders
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
@@ -512,6 +526,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
     telemetry: resolveTelemetry(options.telemetry),
+    toolErrors: toolErrors as ToolErrorMode,
     listPageSize,
     eventBus,
     answerRouter,

@@ -21,6 +21,8 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { checkKnownKeys } from './known-keys.js'
+import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
@@ -58,6 +60,7 @@ export interface CompiledPrompt {
 }
 
 const NO_ARGUMENTS = Type.Object({})
+const PROMPT_KEYS = ['title', 'description', 'arguments', 'icons', '_meta', 'scopes', 'complete', 'handler']
 
 function isStringSchema (schema: unknown): boolean {
   if (!isPlainObject(schema)) return false
@@ -68,7 +71,8 @@ function isStringSchema (schema: unknown): boolean {
 }
 
 function listedArguments (schema: TObject, where: string): PromptArgument[] {
-  const plain = plainJson(schema, where) as JsonObject
+  // A defaulted argument may be left out: not listed as required.
+  const plain = defaultsOptional(plainJson(schema, where) as JsonObject)
   if (!isPlainObject(plain) || plain.type !== 'object' || (plain.properties !== undefined && !isPlainObject(plain.properties))) {
     throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema (Type.Object(...)) of string properties')
   }
@@ -100,6 +104,7 @@ export interface PromptEntry extends CatalogEntry {
 export function compilePromptEntry (name: string, definition: PromptDefinition<any>, origin: string): PromptEntry {
   const where = `prompt "${name}"`
   if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { arguments?, handler, ... }')
+  checkKnownKeys(definition, PROMPT_KEYS, where)
   if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
   optionalString(definition.title, where, 'title')
   optionalString(definition.description, where, 'description')

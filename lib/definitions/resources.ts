@@ -17,6 +17,7 @@ import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { checkKnownKeys } from './known-keys.js'
 import { parseUriTemplate, type TemplateVariableNames, type TemplateVariables, type UriTemplate } from './uri-template.js'
 import {
   type Annotations,
@@ -72,6 +73,7 @@ export interface DefinedResources {
 
 const DESCRIPTIVE = ['title', 'description', 'mimeType'] as const
 const EXTRA = ['annotations', 'icons', '_meta'] as const
+const RESOURCE_KEYS = ['uri', 'uriTemplate', 'title', 'description', 'mimeType', 'annotations', 'icons', '_meta', 'size', 'scopes', 'list', 'complete', 'read']
 
 function contentsOf (value: ReadReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
   if (typeof value !== 'string') return value
@@ -95,6 +97,7 @@ export interface ResourceEntry extends CatalogEntry {
 export function compileResourceEntry (name: string, definition: ResourceDefinition<any>, origin: string): ResourceEntry {
   const where = `resource "${name}"`
   if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { uri or uriTemplate, read, ... }')
+  checkKnownKeys(definition as Record<string, unknown>, RESOURCE_KEYS, where)
   const def = definition as Record<string, any>
   if (typeof def.read !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"read" is not a function')
   for (const field of DESCRIPTIVE) optionalString(def[field], where, field)

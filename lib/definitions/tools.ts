@@ -20,6 +20,8 @@ import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
+import { checkKnownKeys } from './known-keys.js'
+import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
@@ -46,8 +48,8 @@ function isToolError (value: unknown): value is ToolError {
   return value !== null && typeof value === 'object' && (value as { [TOOL_ERROR]?: unknown })[TOOL_ERROR] === true
 }
 
-/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult`. */
-export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult
+/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult` or a string (one text block). */
+export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult | string
 
 /** The handler's arguments: `Static` of the input schema (no input: no arguments). */
 export type ToolArguments<I> = [I] extends [TObject] ? Static<I> : Record<string, never>
@@ -82,6 +84,7 @@ export interface CompiledTool {
 }
 
 const NO_ARGUMENTS = Type.Object({})
+const TOOL_KEYS = ['title', 'description', 'input', 'output', 'annotations', 'icons', '_meta', 'scopes', 'handler']
 
 function listedSchema (schema: TObject, where: string): JsonObject {
   const plain = plainJson(schema, where) as JsonObject
@@ -95,13 +98,15 @@ function compileTool (name: string, definition: ToolDefinition<TObject, unknown>
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
   if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
+  checkKnownKeys(definition as Record<string, unknown>, TOOL_KEYS, where)
   if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
   optionalString(definition.title, where, 'title')
   optionalString(definition.description, where, 'description')
   const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
   copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
-  tool.inputSchema = listedSchema(input, `${where} (input)`)
+  // A defaulted argument may be left out: not listed as required.
+  tool.inputSchema = defaultsOptional(listedSchema(input, `${where} (input)`))
   const output = definition.output as TObject | undefined
   if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
   copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
@@ -145,12 +150,17 @@ function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
   }
 }
 
+/** A string answer is one text block; anything else is the handler's `CallToolResult` (checked by the endpoint). */
+function asToolResult (value: unknown): CallToolResult {
+  return typeof value === 'string' ? { content: [{ type: 'text', text: value }] } : value as CallToolResult
+}
+
 function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult {
   if (isToolError(value)) return value
   const output = tool.output as Validator
   if (!output.check(value)) {
     // The server's fault, not the caller's: details go to the log, the client gets a bare internal error.
-    ctx.logger.error({ tool: tool.name, problems: output.problems(value) }, 'MCP tool result does not match its output schema')
+    ctx.logger.error({ tool: tool.name, problems: output.problems(value) }, `MCP tool "${tool.name}" returned a result that does not match its output schema`)
     throw new McpError(ErrorCode.InternalError, 'Internal error')
   }
   // The text block carries the same JSON for clients that predate structuredContent (the spec's advice).
@@ -206,7 +216,9 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
 
   function run (tool: CompiledTool, args: JsonObject, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const result = tool.handler(args, ctx)
-    if (tool.output === undefined) return result as CallToolResult | Promise<CallToolResult>
+    if (tool.output === undefined) {
+      return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
+    }
     return isThenable(result)
       ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
       : structured(tool, result, ctx)

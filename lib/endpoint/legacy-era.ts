@@ -3,8 +3,13 @@
  * (PROTOCOL.md section 4): `initialize`, `ping`, notifications, and the
  * server module's methods. In a modern-only deployment, every legacy request
  * gets the "unsupported protocol version" error naming the modern versions,
- * the only diagnostic a legacy client can show. Log messages follow the
- * legacy log level (lib/endpoint/legacy-log-level.ts).
+ * the only diagnostic a legacy client can show.
+ *
+ * Logging without sessions: the endpoint answers `logging/setLevel` itself
+ * (after the module's own `setLogLevel`, when it has one, accepted it) and
+ * keeps the level per caller (lib/endpoint/legacy-log-level.ts), on every
+ * instance sharing the event bus; a caller that set no level gets no log
+ * messages.
  */
 import { clip, quote } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
@@ -12,6 +17,7 @@ import { StreamClientRequests } from '../input/stream-client-requests.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
+import { faultSubject } from '../handler/invoke.js'
 import { whenSettled } from '../common/maybe-promise.js'
 import { CANCELLED } from '../handler/in-flight.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
@@ -132,7 +138,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       if (outcome === CANCELLED) return stream.endWithoutResponse()
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
-        request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
+        request.log.error({ method }, `MCP handler ${faultSubject(entry, params)} returned an input_required result to a legacy request`)
         return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
       let body: string
@@ -140,7 +146,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
         body = outcome.ok ? resultResponse(id, outcome.result) : errorResponse(id, outcome.code, outcome.message, outcome.data)
       } catch (err) {
         // Output JSON cannot carry (a BigInt, a cycle, a throwing getter or toJSON): a server fault.
-        request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+        request.log.error({ err, method }, `MCP handler ${faultSubject(entry, params)} output could not be serialised as JSON`)
         return stream.respond(200, internalErrorResponse(id))
       }
       if (outcome.ok && method === 'logging/setLevel') {

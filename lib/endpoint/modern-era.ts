@@ -16,7 +16,7 @@ import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { type InputReplay, openInputRound } from '../input/input-replay.js'
-import type { Outcome } from '../handler/invoke.js'
+import { faultSubject, type Outcome } from '../handler/invoke.js'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
 import type { EraHandler, RequestMessage } from './legacy-era.js'
@@ -71,13 +71,13 @@ function resourceNotFoundNow (outcome: Extract<Outcome, { ok: false }>, params: 
 }
 
 /** Signs and completes an `input_required` result; only the methods that allow one may send it. */
-function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext): Outcome {
+function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext, subject: string): Outcome {
   try {
     if (replay === undefined) throw new Error(`an input_required result is not allowed on ${ctx.method}`)
     return { ok: true, result: replay.seal(result) }
   } catch (err) {
     if (err instanceof McpError) return { ok: false, code: err.code, message: err.message, data: err.data }
-    ctx.logger.error({ err, method: ctx.method }, 'MCP input_required result could not be completed')
+    ctx.logger.error({ err, method: ctx.method }, `MCP input_required result of handler ${subject} could not be completed`)
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
   }
 }
@@ -148,13 +148,13 @@ export function createModernHandler (state: EndpointState): EraHandler {
    * BigInt, a cycle, a throwing getter or toJSON, McpError data of that kind)
    * is a server fault: logged, answered 200 with -32603 and the id.
    */
-  function answer (id: RequestId, outcome: Outcome, cacheable: boolean, request: FastifyRequest, method: string): { status: number, body: string | Buffer } {
+  function answer (id: RequestId, outcome: Outcome, cacheable: boolean, request: FastifyRequest, method: string, subject = method): { status: number, body: string | Buffer } {
     try {
       return outcome.ok
         ? { status: 200, body: stampedResponse(id, outcome.result, cacheable, request) }
         : { status: modernErrorStatus(outcome.code), body: errorResponse(id, outcome.code, outcome.message, outcome.data) }
     } catch (err) {
-      request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+      request.log.error({ err, method }, `MCP handler ${subject} output could not be serialised as JSON`)
       return { status: 200, body: internalErrorResponse(id) }
     }
   }
@@ -271,9 +271,9 @@ export function createModernHandler (state: EndpointState): EraHandler {
     const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
     return whenSettled(tracked, (settled) => {
       const outcome = settled.ok
-        ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx) : settled
+        ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx, faultSubject(entry, params)) : settled
         : settled.code === ErrorCode.ResourceNotFound && method === 'resources/read' ? resourceNotFoundNow(settled, params) : settled
-      const { status, body } = answer(id, outcome, entry.cacheable, request, method)
+      const { status, body } = answer(id, outcome, entry.cacheable, request, method, faultSubject(entry, params))
       return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
     })
   }

@@ -26,6 +26,7 @@ import { type ModuleMethod, moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
 import type { AnyServerModule, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
+import type { ToolErrorMode } from '../handler/tool-errors.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
 
 type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
@@ -50,20 +51,22 @@ export class Operations {
 
   readonly #server: AnyServerModule
   readonly #check: ResultCheck | undefined
+  readonly #toolErrors: ToolErrorMode
 
-  constructor (server: AnyServerModule, check: ResultCheck | undefined) {
+  constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode) {
     this.#server = server
     this.#check = check
+    this.#toolErrors = toolErrors
     this.invoke = this.#plainInvoke
   }
 
-  readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check)
+  readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
 
   /** Settles what runs around operations; called once, when the app is ready. */
   configure (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): void {
     if (chains === undefined && telemetry === undefined) return
     this.around = createAround(chains, telemetry, errorStatus)
-    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server)
+    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server, this.#toolErrors)
   }
 }
 
@@ -169,21 +172,22 @@ function reportOnError (request: FastifyRequest): (err: unknown) => void {
   return (err) => request.log.error({ err }, 'MCP onError hook failed')
 }
 
-/** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
-function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, ctx: RequestContext): MaybePromise<Outcome> {
-  let outcome: MaybePromise<Outcome>
-  try {
-    outcome = step()
-  } catch (err) {
-    return fail(err, entry, ctx)
-  }
-  return outcome instanceof Promise ? outcome.catch((err: unknown) => fail(err, entry, ctx)) : outcome
-}
 
-function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule): Invoke {
+function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode): Invoke {
   const preHandler = chains?.preHandler
   const onResult = chains?.onResult
   const onError = chains?.onError
+
+  /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
+  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+    let outcome: MaybePromise<Outcome>
+    try {
+      outcome = step()
+    } catch (err) {
+      return fail(err, entry, params, ctx, toolErrors)
+    }
+    return outcome instanceof Promise ? outcome.catch((err: unknown) => fail(err, entry, params, ctx, toolErrors)) : outcome
+  }
 
   function callWithPreHandler (entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
     const hooks = preHandler as NonNullable<HookChains['preHandler']>
@@ -201,7 +205,7 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     return attempt(() => whenSettled(runHooks(), (answer): MaybePromise<Outcome> => {
       if (answer !== undefined) return { ok: true, result: answer }
       return invoke(entry, call.arguments === given ? params : { ...params, arguments: call.arguments }, ctx)
-    }), entry, ctx)
+    }), entry, params, ctx)
   }
 
   function finish (outcome: Outcome, entry: ModuleMethod, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
@@ -209,7 +213,7 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
         replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
-        (value): Outcome => ({ ok: true, result: value })), entry, ctx)
+        (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
       return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope))
     }
     return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope)

@@ -130,7 +130,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   let tasks: TaskService | undefined
   if (options.tasks) {
     try {
-      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus: parts.bus, log, maxInputBytes: options.taskMaxArgumentBytes })
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus: parts.bus, log, maxInputBytes: options.taskMaxArgumentBytes, toolErrors: options.toolErrors })
     } catch (err) {
       changes.close()
       await parts.close()
@@ -154,7 +154,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     subscriptions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(options.server, resultCheck),
+    operations: new Operations(options.server, resultCheck, options.toolErrors),
     live,
     notify (event: McpEvent): number {
       const before = subscriptions.delivered

@@ -40,8 +40,8 @@ export type McpEvent =
   | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange, id?: string }
   /** An instance applied the `definitionChanged` of that `id` (the instance that made it waits for every one). */
   | { type: 'definitionApplied', id: string }
-  /** Legacy `logging/setLevel`: a stateless deployment keeps one level, set by the last successful call on any instance. */
-  | { type: 'logLevel', level: LogLevel }
+  /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
+  | { type: 'logLevel', caller: string, level: LogLevel }
 
 export type McpEventListener = (event: McpEvent) => void
 
@@ -103,7 +103,7 @@ export function isMcpEvent (value: unknown): value is McpEvent {
     case 'definitionApplied':
       return isChangeId(value.id)
     case 'logLevel':
-      return isLogLevel(value.level)
+      return typeof value.caller === 'string' && isLogLevel(value.level)
   }
   return false
 }

@@ -94,7 +94,8 @@ const TABLE = {
   'completion/complete': module({ handler: 'complete', capability: 'completions', eras: BOTH, cacheable: false }),
   'resources/subscribe': module({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false }),
   'resources/unsubscribe': module({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
-  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false })
+  // The endpoint keeps the level (per caller); a module's own setLogLevel is told too, when it has one.
+  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) })
 } as const
 
 /** The endpoint-served methods that exist in `era`: each era's endpoint handler table has exactly these keys. */
@@ -134,7 +135,7 @@ export const REQUIRED_HANDLERS: Readonly<Record<CapabilityName, readonly Handler
   resources: Object.freeze(['listResources', 'readResource'] as const),
   prompts: Object.freeze(['listPrompts', 'getPrompt'] as const),
   completions: Object.freeze(['complete'] as const),
-  logging: Object.freeze(['setLogLevel'] as const),
+  logging: Object.freeze([] as const),
   'resources.subscribe': Object.freeze(['subscribeResource'] as const)
 })
 

@@ -45,6 +45,7 @@ import type { EventBus } from '../parts/event-bus.js'
 import { type AskRefusal, type Change, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
 import { HeldOutcomes, storeOutcome, type TaskOutcome } from './held-outcomes.js'
 import { type TaskRun, TaskRuns } from './runs.js'
+import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from '../handler/tool-errors.js'
 import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
 
 /** Who may see a task: a string per authorization context. */
@@ -107,6 +108,8 @@ export interface TaskServiceOptions {
   log: FastifyBaseLogger
   /** Heap bytes of its request a task may keep, estimated (`taskOptions.maxArgumentBytes`); default 64 KiB. */
   maxInputBytes?: number
+  /** What a task's work that throws answers (the `toolErrors` option); default `'message'`. */
+  toolErrors?: ToolErrorMode
 }
 
 /** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
@@ -118,6 +121,7 @@ export class TaskService implements TaskHost {
   readonly #owner: TaskOwner
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
+  readonly #toolErrors: ToolErrorMode
   readonly #unsubscribe: () => void
   /** Outcomes of work that ended while the store could not take them. */
   readonly #held: HeldOutcomes
@@ -130,6 +134,7 @@ export class TaskService implements TaskHost {
     this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_ARGUMENT_BYTES
     this.#bus = options.bus
     this.#log = options.log
+    this.#toolErrors = options.toolErrors ?? DEFAULT_TOOL_ERROR_MODE
     this.runs = new TaskRuns(this.store, options.log)
     this.#held = new HeldOutcomes({
       store: this.store,
@@ -199,7 +204,10 @@ export class TaskService implements TaskHost {
     }
     const { task } = created
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
-    this.#start(run, ctx, work, Date.parse(task.createdAt) + task.ttlMs)
+    // The tool's name, for what the task tells the client and the log when its work throws.
+    const body = ctx.request.body as { params?: { name?: unknown } } | undefined
+    const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
+    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -270,7 +278,13 @@ export class TaskService implements TaskHost {
     return ACK
   }
 
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, expiresAt: number): void {
+  /**
+   * Runs `work` and stores its outcome: a result completes the task; an
+   * `McpError` fails it with that error; anything else thrown completes it
+   * with a tool execution error (`isError: true`), what the same call would
+   * have answered without a task.
+   */
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number): void {
     // Only strings and the task's context are captured below: the request and its body stay free to go.
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
@@ -280,13 +294,13 @@ export class TaskService implements TaskHost {
       if (run.ended) return
       const result = value === undefined || value === null ? {} : value
       if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
-        logger.error({ method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
+        logger.error({ method, tool }, `MCP task of tool ${JSON.stringify(tool)} returned a result that is not a final object (ask with ctx.elicit inside a task)`)
         await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
         return
       }
       const change = await this.#finish(run, { kind: 'complete', result: typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' } }, expiresAt)
       if (change?.changed === true && change.task.status === 'failed') {
-        logger.warn({ method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
+        logger.warn({ method, tool, statusMessage: change.task.statusMessage }, `MCP task result of tool ${JSON.stringify(tool)} could not be kept; the task failed`)
       }
     }, async (err: unknown) => {
       if (run.ended) return
@@ -297,10 +311,9 @@ export class TaskService implements TaskHost {
         return
       }
       if (run.controller.signal.aborted) return
-      logger.error({ err, method }, 'MCP task failed')
-      await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
+      await this.#finish(run, { kind: 'complete', result: { ...thrownToolResult(err, tool, this.#toolErrors, logger), resultType: 'complete' } }, expiresAt)
     }).catch((err: unknown) => {
-      logger.error({ err, method }, 'MCP task outcome could not be stored')
+      logger.error({ err, method, tool }, `MCP task outcome of tool ${JSON.stringify(tool)} could not be stored`)
       this.runs.end(run, 'the task store failed', true)
     })
   }

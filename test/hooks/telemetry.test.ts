@@ -99,14 +99,14 @@ t.test('parent: the _meta trace context when sent, else the active (HTTP) span',
   const traceId = '0af7651916cd43dd8448eb211c80319c'
   const parentId = 'b7ad6b7169203331'
   const client = injectClient(app, { era: 'modern' })
-  await client.callTool('add', { a: 1, b: 1 }, { traceparent: `00-${traceId}-${parentId}-01`, tracestate: 'vendor=1', baggage: 'user=ann' })
+  await client.callTool('add', { a: 1, b: 1 }, { _meta: { traceparent: `00-${traceId}-${parentId}-01`, tracestate: 'vendor=1', baggage: 'user=ann' } })
   const fromMeta = serverSpans().find((s) => s.name === 'tools/call add')
   t.equal(fromMeta?.spanContext().traceId, traceId)
   t.equal(fromMeta?.parentSpanContext?.spanId, parentId)
   t.equal(fromMeta?.parentSpanContext?.isRemote, true)
 
   exporter.reset()
-  await client.callTool('add', { a: 1, b: 1 }, { traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01' })
+  await client.callTool('add', { a: 1, b: 1 }, { _meta: { traceparent: '00-00000000000000000000000000000000-b7ad6b7169203331-01' } })
   t.not(serverSpans().find((s) => s.name === 'tools/call add')?.spanContext().traceId, '0'.repeat(32), 'an invalid traceparent is ignored')
 
   exporter.reset()

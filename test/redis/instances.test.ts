@@ -163,6 +163,12 @@ t.test('a legacy log level set on one instance applies on the others', async (t)
   }
   t.ok(logged, 'the call on the other instance streams its log message')
   t.match(await logged!.nextMessage(), { method: 'notifications/message', params: { level: 'info', data: 'logged', logger: 'test' } })
+  // The level is the (anonymous) caller's: another credential on either instance gets no log message.
+  for (const instance of [a!, b!]) {
+    const other = await post(instance.port, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'log', arguments: {} } }, { ...LEGACY, authorization: 'Bearer someone-else' }, agent)
+    t.match(other.res.headers['content-type'], /^application\/json/, 'another caller: a plain answer, no log stream')
+    await readBody(other.res)
+  }
 })
 
 t.test('registration: a shared part needs requestStateSecret; memory parts do not; bad parts are refused', async (t) => {
