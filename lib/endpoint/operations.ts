@@ -131,7 +131,9 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
   }
 
   return function around (message, modern, request, reply, next) {
-    const trace = telemetry?.start({
+    // Without a provider registered (the common case when the API is merely installed), nothing is gathered.
+    if (telemetry === undefined || !telemetry.active) return chains === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, modern), reply)
+    const trace = telemetry.start({
       method: message.method,
       toolName: message.method === 'tools/call' ? targetOf(message.method, message.params) : undefined,
       promptName: message.method === 'prompts/get' ? targetOf(message.method, message.params) : undefined,

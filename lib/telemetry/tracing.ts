@@ -99,6 +99,11 @@ export class McpTelemetry {
     return this.#histogram
   }
 
+  /** Whether a tracer or meter provider is registered now (checked before a request's details are gathered). */
+  get active (): boolean {
+    return this.#currentTracer() !== undefined || this.#currentHistogram() !== undefined
+  }
+
   /** Starts tracing one request; undefined when neither a tracer nor a meter provider is registered. */
   start (info: RequestTraceStart): RequestTrace | undefined {
     const tracer = this.#currentTracer()
