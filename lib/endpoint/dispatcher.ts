@@ -92,7 +92,7 @@ export function createDispatcher (state: EndpointState, auth: EndpointAuthorizat
     const around = state.operations.around
     if (around === undefined || message.kind !== 'request') return serve(message, request, reply)
     try {
-      return around(message, isModernRequest(message), request, reply, serve)?.catch((err: unknown) => fault(err, message.id, request, reply))
+      return around(message, request, reply, serve, isModernRequest)?.catch((err: unknown) => fault(err, message.id, request, reply))
     } catch (err) {
       fault(err, message.id, request, reply)
       return undefined

@@ -31,7 +31,7 @@ import type { McpTelemetry } from '../telemetry/tracing.js'
 
 type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
 type Next = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
-export type Around = (message: RequestMessage, modern: boolean, request: FastifyRequest, reply: FastifyReply, next: Next) => Promise<FastifyReply> | undefined
+export type Around = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, isModern: (message: RequestMessage) => boolean) => Promise<FastifyReply> | undefined
 /** The HTTP status of a JSON-RPC error in an era (the modern transport fixes a few). */
 export type ErrorStatus = (modern: boolean, code: number) => number
 export type Invoke = (entry: ModuleMethod, params: JsonObject, ctx: RequestContext) => MaybePromise<Outcome>
@@ -130,9 +130,10 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
     return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply)) : proceed(answered)
   }
 
-  return function around (message, modern, request, reply, next) {
+  return function around (message, request, reply, next, isModern) {
     // Without a provider registered (the common case when the API is merely installed), nothing is gathered.
-    if (telemetry === undefined || !telemetry.active) return chains === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, modern), reply)
+    if (telemetry === undefined || !telemetry.active) return chains === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
+    const modern = isModern(message)
     const trace = telemetry.start({
       method: message.method,
       toolName: message.method === 'tools/call' ? targetOf(message.method, message.params) : undefined,
