@@ -16,6 +16,8 @@ import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthoriza
 import { isJsonObject } from './protocol/jsonrpc.js'
 import { MAX_TIMER_MS } from './common/timers.js'
 import { DEFAULT_TOOL_ERROR_MODE, TOOL_ERROR_MODES, type ToolErrorMode } from './handler/tool-errors.js'
+import { checkRoutesOption, type RoutesOptions } from './routes/route-tools.js'
+import type { RouteCallSettings } from './routes/route-call.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -210,6 +212,12 @@ export interface McpCapabilitiesOptions {
    */
   authorization?: AuthorizationOptions
   /**
+   * Serve the routes declared with `config: { mcp: true | {...} }` (after this
+   * plugin, in its context and the ones inside it) as tools: `true`, or
+   * settings of how a call reaches the route (README, Routes as tools).
+   */
+  routes?: boolean | RoutesOptions
+  /**
    * OpenTelemetry traces and metrics by the MCP semantic conventions, when
    * `@opentelemetry/api` is installed and a tracer or meter provider is
    * registered. Default `true`; `false` turns them off; an object names the
@@ -255,6 +263,8 @@ export interface ResolvedOptions {
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
   authorization: ResolvedAuthorization | undefined
+  /** With the `routes` option: how route-backed tools call their route. */
+  routes: RouteCallSettings | undefined
   /** Off, or the providers given (`{}`: the global ones). */
   telemetry: false | TelemetryOptions
 }
@@ -263,7 +273,7 @@ export interface ResolvedOptions {
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'toolErrors', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization', 'telemetry',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization', 'routes', 'telemetry',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -530,7 +540,8 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     listPageSize,
     eventBus,
     answerRouter,
-    authorization: resolveAuthorization(options.authorization)
+    authorization: resolveAuthorization(options.authorization),
+    routes: checkRoutesOption(options.routes)
   }
 }
 

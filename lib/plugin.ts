@@ -29,7 +29,10 @@ import type { McpHookName, McpHooks } from './hooks/types.js'
 import { McpTelemetry } from './telemetry/tracing.js'
 import { modernErrorStatus } from './endpoint/modern-era.js'
 import { composeServer } from './definitions/compose.js'
+import { createUiListFilter } from './apps/ui-view.js'
+import type { ListFilter } from './endpoint/state.js'
 import type { LivePrompts, LiveResources, LiveTools } from './definitions/live.js'
+import { installRouteTools } from './routes/route-tools.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
 
@@ -96,13 +99,13 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
-  const composition = composeServer(resolved.server, resolved.listPageSize)
+  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined)
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
-  const state = await openEndpointState(options, composition, fastify.log, auth?.filterListOutcome)
+  const state = await openEndpointState(options, composition, fastify.log, chainListFilters(auth?.filterListOutcome, createUiListFilter(options.server)))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   fastify.addHook('preClose', state.close)
@@ -151,7 +154,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       if (view === undefined) {
         const context = this
         view = Object.freeze(Object.create(decorator, {
-          addHook: { value: <N extends McpHookName>(name: N, hook: McpHooks[N]) => hooks.add(context, name, hook), enumerable: true }
+          addHook: { value: <N extends McpHookName>(name: N, hook: McpHooks[N]) => hooks.add(context, name, hook, fastify), enumerable: true }
         }) as McpDecorator)
         views.set(this, view)
       }
@@ -163,6 +166,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     hooks.seal()
     state.operations.configure(hooks.chainsFor(fastify), telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200)
   })
+  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
+  installRouteTools(fastify, options.routes, composition.tools)
   // Per-request state lives in one slot, declared here and filled on first use (lib/handler/request-scope.ts).
   fastify.decorateRequest('mcpScope', null)
 
@@ -179,5 +184,11 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 const TOOLS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'tools' })
 const PROMPTS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'prompts' })
 const RESOURCES_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'resources' })
+
+/** Both list steps in turn (authorization's, then the MCP Apps view); either may be absent. */
+function chainListFilters (first: ListFilter | undefined, second: ListFilter | undefined): ListFilter | undefined {
+  if (first === undefined || second === undefined) return first ?? second
+  return (method, outcome, request, modern) => second(method, first(method, outcome, request, modern), request, modern)
+}
 
 export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })

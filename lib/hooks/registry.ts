@@ -9,9 +9,11 @@
  * in its context and the contexts below. The endpoint's own handlers (the
  * server module, defined tools) belong to the context the plugin was
  * registered in, so hooks added there (or by an `fp`-wrapped plugin, which
- * shares it) run for every MCP request; a hook added inside a child context
- * applies only to what is served from that context (route-backed tools of
- * routes declared there).
+ * shares it) run for every MCP request. Every MCP operation (route-backed
+ * tools included) is served from that context today, so a hook added inside
+ * a child context, which would apply to nothing, is refused at `addHook`;
+ * `chainsFor` already computes the chains of any context for the day
+ * something is served from one.
  */
 import type { FastifyInstance } from 'fastify'
 import { FST_MCP_INVALID_HOOK } from '../errors.js'
@@ -42,12 +44,17 @@ export class HookRegistry {
   readonly #entries: Entry[] = []
   #ready = false
 
-  add<N extends McpHookName> (context: FastifyInstance, name: N, fn: McpHooks[N]): void {
+  /** `endpoint`: the context the endpoint's handlers belong to; hooks of contexts inside it are refused until something is served there. */
+  add<N extends McpHookName> (context: FastifyInstance, name: N, fn: McpHooks[N], endpoint?: FastifyInstance): void {
     if (typeof name !== 'string' || !(NAMES as readonly string[]).includes(name)) {
       throw new FST_MCP_INVALID_HOOK(String(name), `expected one of ${NAMES.join(', ')}`)
     }
     if (typeof fn !== 'function') throw new FST_MCP_INVALID_HOOK(name, 'the hook must be a function')
     if (this.#ready) throw new FST_MCP_INVALID_HOOK(name, 'hooks cannot be added once the app is ready')
+    if (endpoint !== undefined && context !== endpoint) {
+      // Nothing is served from a child context yet (route-backed tools run in the endpoint's): a hook there would never run.
+      throw new FST_MCP_INVALID_HOOK(name, 'added in a child context, where it would apply to nothing the endpoint serves: add it on the instance the plugin was registered on, or in a plugin wrapped with fastify-plugin')
+    }
     this.#entries.push({ name, hook: { fn, context } as BoundHook<McpHookName> })
   }
 

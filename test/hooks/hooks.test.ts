@@ -152,10 +152,12 @@ t.test('task-run tools pass the hooks; the CreateTaskResult reaches onResult', a
   t.same(seen, ['preHandler slow', 'onResult task', 'preHandler slow', 'onResult inline'])
 })
 
-t.test('encapsulation: a child context\'s hooks stay there, an fp plugin\'s reach the endpoint; no hook after ready', async (t) => {
+t.test('encapsulation: a child context\'s hook is refused (it would apply to nothing), an fp plugin\'s reaches the endpoint; no hook after ready', async (t) => {
   const seen: string[] = []
   const app = await build(t, definedServer([]), (app) => {
-    app.register(async (child) => { child.mcp.addHook('onRequest', () => { seen.push('child') }) })
+    app.register(async (child) => {
+      t.throws(() => child.mcp.addHook('onRequest', () => { seen.push('child') }), { code: 'FST_MCP_INVALID_HOOK', message: /child context/ })
+    })
     app.register(fp(async (shared) => { shared.mcp.addHook('onRequest', () => { seen.push('fp') }) }))
     app.mcp.addHook('onRequest', function (this: FastifyInstance) { seen.push(this === app ? 'root, this = its context' : 'root, wrong this') })
   })
@@ -191,4 +193,23 @@ t.test('a raw callTool beside definitions gets its preHandler too (once)', async
   await client.callTool('add', { a: 1, b: 2 })
   t.same(received, [{ x: 1, hooked: true }])
   t.same(seen, ['raw', 'add'])
+})
+
+t.test('route-backed tools pass the hooks like defined ones', async (t) => {
+  const seen: string[] = []
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, { serverInfo: SERVER_INFO, server: {}, routes: true, telemetry: false })
+  app.get('/books/:id', {
+    config: { mcp: { name: 'get_book' } },
+    schema: { params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }
+  }, async (request) => ({ id: (request.params as { id: string }).id }))
+  app.mcp.addHook('preHandler', (call) => { seen.push(`preHandler ${call.target} ${JSON.stringify(call.arguments)}`) })
+  app.mcp.addHook('onResult', (op) => { if (op.method === 'tools/call') seen.push(`onResult ${op.target}`) })
+  await app.ready()
+  for (const era of ERAS) {
+    const result = await injectClient(app, { era }).callTool('get_book', { id: '7' })
+    t.match(JSON.stringify(result.content), /7/)
+  }
+  t.same(seen, ['preHandler get_book {"id":"7"}', 'onResult get_book', 'preHandler get_book {"id":"7"}', 'onResult get_book'])
 })
