@@ -14,6 +14,7 @@ import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
@@ -157,7 +158,11 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawGet(params, ctx) as GetPromptResult
+      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) {
+        // A raw handler validates nothing: the preHandler hooks run right before it.
+        const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
+        return afterValidation(ctx, given, (args) => rawGet(args === given ? params : { ...params, arguments: args as Record<string, string> }, ctx)) as GetPromptResult
+      }
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     }
     const prompt = entry.compiled
@@ -165,8 +170,11 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     if (!prompt.args.check(args)) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(prompt.args.problems(args))}`)
     }
-    const result = prompt.handler(args, ctx)
-    return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+    // preHandler hooks run here, once the arguments are valid, and may answer in the prompt's place.
+    return afterValidation(ctx, args, (valid) => {
+      const result = prompt.handler(valid, ctx)
+      return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+    }) as GetPromptResult | Promise<GetPromptResult>
   }
   const rawScopes = rawGet === undefined ? undefined : (rawGet as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
   const requirement: ScopeRequirement = (params) => {
@@ -180,7 +188,7 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
   return {
     listPrompts: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'prompts', 'name', params, ctx, pageSize, raw.listPrompts) as ListPromptsResult,
-    getPrompt: withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers)
+    getPrompt: validatesOwnArguments(withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers))
   }
 }
 

@@ -19,6 +19,7 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
@@ -198,18 +199,29 @@ export interface RawToolHandlers {
  * know at all goes to the raw `callTool` (when there is one); a disabled
  * tool is unknown. Raw listed tools follow the defined ones.
  */
+/** A raw handler beside the definitions validates nothing: the preHandler hooks run right before it. */
+function callRaw (rawCall: (params: CallToolParams, ctx: HandlerContext) => unknown, params: CallToolParams, ctx: HandlerContext): unknown {
+  const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
+  return afterValidation(ctx, given, (args) => rawCall(args === given ? params : { ...params, arguments: args }, ctx))
+}
+
 export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number): DefinedTools {
   const rawCall = raw.callTool
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawCall(params, ctx) as CallToolResult
+      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return callRaw(rawCall, params, ctx) as CallToolResult
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     }
     const tool = entry.compiled
     const args = params.arguments === undefined ? {} : params.arguments
     if (!tool.input.check(args)) return invalidArguments(tool, args)
+    // preHandler hooks run here, once the arguments are valid, and may answer in the tool's place.
+    return afterValidation(ctx, args, (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
+  }
+
+  function run (tool: CompiledTool, args: JsonObject, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const result = tool.handler(args, ctx)
     if (tool.output === undefined) {
       return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
@@ -232,7 +244,7 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
   return {
     listTools: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'tools', 'name', params, ctx, pageSize, raw.listTools) as ListToolsResult,
-    callTool: withRequiredScopes(callTool, requirement)
+    callTool: validatesOwnArguments(withRequiredScopes(callTool, requirement))
   }
 }
 
