@@ -120,3 +120,8 @@ export type { AppCsp, AppPermissions, AppResourceDefinition, AppResourceUi, AppT
 export { UI_EXTENSION, UI_MIME_TYPE, clientSupportsUi } from './apps/ui-extension.js'
 export type { AppVisibility } from './apps/ui-extension.js'
 export { OFFERED_EXTENSIONS } from './server-module/capabilities.js'
+// Types reachable from the public ones above (a consumer can name whatever it is handed).
+export type { DefinitionChange } from './parts/event-bus.js'
+export type { RequestScope, TaskHost } from './handler/request-scope.js'
+export type { ToolErrorMode } from './handler/tool-errors.js'
+export type { VerifiedCaller } from './auth/verified-token.js'
