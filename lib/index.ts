@@ -112,3 +112,8 @@ export type { EventBus, McpEvent, McpEventListener, ListName } from './parts/eve
 export { MemoryAnswerRouter } from './parts/answer-router.js'
 export type { AnswerRouter, AnswerReceiver } from './parts/answer-router.js'
 export type { ScaleOptions } from './options.js'
+export { appTool, appResource, defineAppResources } from './apps/app-definitions.js'
+export type { AppCsp, AppPermissions, AppResourceDefinition, AppResourceUi, AppToolDefinition, AppToolUi, DefinedAppResources } from './apps/app-definitions.js'
+export { UI_EXTENSION, UI_MIME_TYPE, clientSupportsUi } from './apps/ui-extension.js'
+export type { AppVisibility } from './apps/ui-extension.js'
+export { OFFERED_EXTENSIONS } from './server-module/capabilities.js'

@@ -25,6 +25,8 @@ import { createEndpointAuthorization } from './endpoint/authorization.js'
 import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
 import type { McpEvent } from './parts/event-bus.js'
 import { composeServer } from './definitions/compose.js'
+import { createUiListFilter } from './apps/ui-view.js'
+import type { ListFilter } from './endpoint/state.js'
 import type { LivePrompts, LiveResources, LiveTools } from './definitions/live.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
@@ -91,7 +93,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
-  const state = await openEndpointState(options, composition, fastify.log, auth?.filterListOutcome)
+  const state = await openEndpointState(options, composition, fastify.log, chainListFilters(auth?.filterListOutcome, createUiListFilter(options.server)))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   fastify.addHook('preClose', state.close)
@@ -144,5 +146,11 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 const TOOLS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'tools' })
 const PROMPTS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'prompts' })
 const RESOURCES_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'resources' })
+
+/** Both list steps in turn (authorization's, then the MCP Apps view); either may be absent. */
+function chainListFilters (first: ListFilter | undefined, second: ListFilter | undefined): ListFilter | undefined {
+  if (first === undefined || second === undefined) return first ?? second
+  return (method, outcome, request, modern) => second(method, first(method, outcome, request, modern), request, modern)
+}
 
 export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })
