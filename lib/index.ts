@@ -112,6 +112,7 @@ export type { EventBus, McpEvent, McpEventListener, ListName } from './parts/eve
 export { MemoryAnswerRouter } from './parts/answer-router.js'
 export type { AnswerRouter, AnswerReceiver } from './parts/answer-router.js'
 export type { ScaleOptions } from './options.js'
+export type { RoutesOptions, RouteToolOptions } from './routes/route-tools.js'
 export { appTool, appResource, defineAppResources } from './apps/app-definitions.js'
 export type { AppCsp, AppPermissions, AppResourceDefinition, AppResourceUi, AppToolDefinition, AppToolUi, DefinedAppResources } from './apps/app-definitions.js'
 export { UI_EXTENSION, UI_MIME_TYPE, clientSupportsUi } from './apps/ui-extension.js'

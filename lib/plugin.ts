@@ -28,6 +28,7 @@ import { composeServer } from './definitions/compose.js'
 import { createUiListFilter } from './apps/ui-view.js'
 import type { ListFilter } from './endpoint/state.js'
 import type { LivePrompts, LiveResources, LiveTools } from './definitions/live.js'
+import { installRouteTools } from './routes/route-tools.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
 
@@ -87,7 +88,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
-  const composition = composeServer(resolved.server, resolved.listPageSize)
+  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined)
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 
@@ -130,6 +131,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         clearTokenCache: () => auth.resourceServer.clearCache()
       })
   }))
+  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
+  installRouteTools(fastify, options.routes, composition.tools)
   // Per-request state lives in one slot, declared here and filled on first use (lib/handler/request-scope.ts).
   fastify.decorateRequest('mcpScope', null)
 

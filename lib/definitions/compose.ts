@@ -57,10 +57,11 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: D
   return catalog
 }
 
-export function composeServer (server: AnyServerModule, pageSize: number | undefined): Composition {
+/** `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready). */
+export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false): Composition {
   const groups = groupsOf(server)
-  if (groups.length === 0) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
-  const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool')
+  if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
+  const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool') ?? (withTools ? new Catalog<ToolEntry>('tool') : undefined)
   const prompts = catalogOf<PromptEntry>(groups, 'prompts', 'prompt')
   const resources = catalogOf<ResourceEntry>(groups, 'resources', 'resource')
 
