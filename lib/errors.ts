@@ -55,7 +55,7 @@ export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []
 
 export const FST_MCP_REQUEST_STATE_SECRET_REQUIRED = coded<'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', [string]>(
   'FST_MCP_REQUEST_STATE_SECRET_REQUIRED',
-  'Option "requestStateSecret" is required with a shared %s: instances behind a load balancer must sign and verify requestState with the same key (a random key per process cannot work there)',
+  'Option "requestState.secret" is required with a shared %s: instances behind a load balancer must seal and open requestState with the same secret (a random key per process cannot work there)',
   TypeError
 )
 
@@ -94,4 +94,10 @@ export const FST_MCP_INVALID_ROUTE_TOOL = coded<'FST_MCP_INVALID_ROUTE_TOOL', [s
 export const FST_MCP_ROUTE_ARGUMENT_COLLISION = coded<'FST_MCP_ROUTE_ARGUMENT_COLLISION', [string, string, string, string]>(
   'FST_MCP_ROUTE_ARGUMENT_COLLISION',
   'Route %s cannot be a tool: the argument "%s" would be both in the %s and in the %s (leave a part out with config.mcp.querystring/params: false, or name the whole body with config.mcp.body: "<name>")'
+)
+
+export const FST_MCP_INVALID_HOOK = coded<'FST_MCP_INVALID_HOOK', [string, string]>(
+  'FST_MCP_INVALID_HOOK',
+  'Invalid MCP hook "%s": %s',
+  TypeError
 )

@@ -13,14 +13,14 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { checkKnownKeys } from './known-keys.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
@@ -59,7 +59,18 @@ export interface CompiledPrompt {
 }
 
 const NO_ARGUMENTS = Type.Object({})
-const PROMPT_KEYS = ['title', 'description', 'arguments', 'icons', '_meta', 'scopes', 'complete', 'handler']
+
+/** What a prompt definition may hold (`PromptDefinition`); the listed fields are checked against `Prompt` once built. */
+const PROMPT_FIELDS = {
+  title: TEXT,
+  description: TEXT,
+  arguments: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  scopes: SCOPES,
+  complete: LISTED,
+  handler: callback('a function (args, ctx) returning the prompt or its text', true)
+}
 
 function isStringSchema (schema: unknown): boolean {
   if (!isPlainObject(schema)) return false
@@ -102,17 +113,13 @@ export interface PromptEntry extends CatalogEntry {
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
 export function compilePromptEntry (name: string, definition: PromptDefinition<any>, origin: string): PromptEntry {
   const where = `prompt "${name}"`
-  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { arguments?, handler, ... }')
-  checkKnownKeys(definition, PROMPT_KEYS, where)
-  if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
-  optionalString(definition.title, where, 'title')
-  optionalString(definition.description, where, 'description')
+  const { scopes } = checkDefinition(PROMPT_FIELDS, definition, where)
   const schema = (definition.arguments ?? NO_ARGUMENTS) as TObject
   const prompt: Record<string, unknown> = { name }
-  copyFields(definition as Record<string, unknown>, prompt, ['title', 'description'], where)
+  copyFields(definition as unknown as Record<string, unknown>, prompt, ['title', 'description'], where)
   const args = listedArguments(schema, `${where} (arguments)`)
   if (args.length > 0) prompt.arguments = args
-  copyFields(definition as Record<string, unknown>, prompt, ['icons', '_meta'], where)
+  copyFields(definition as unknown as Record<string, unknown>, prompt, ['icons', '_meta'], where)
   checkListed(Prompt, prompt, where, 'Prompt')
   let completers: Record<string, Completer> | undefined
   if (definition.complete !== undefined) {
@@ -125,7 +132,6 @@ export function compilePromptEntry (name: string, definition: PromptDefinition<a
     }
     Object.freeze(completers)
   }
-  const scopes = checkScopes(definition.scopes, where)
   deepFreeze(prompt)
   return {
     name,
@@ -152,7 +158,11 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawGet(params, ctx) as GetPromptResult
+      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) {
+        // A raw handler validates nothing: the preHandler hooks run right before it.
+        const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
+        return afterValidation(ctx, given, (args) => rawGet(args === given ? params : { ...params, arguments: args as Record<string, string> }, ctx)) as GetPromptResult
+      }
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     }
     const prompt = entry.compiled
@@ -160,8 +170,11 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     if (!prompt.args.check(args)) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(prompt.args.problems(args))}`)
     }
-    const result = prompt.handler(args, ctx)
-    return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+    // preHandler hooks run here, once the arguments are valid, and may answer in the prompt's place.
+    return afterValidation(ctx, args, (valid) => {
+      const result = prompt.handler(valid, ctx)
+      return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+    }) as GetPromptResult | Promise<GetPromptResult>
   }
   const rawScopes = rawGet === undefined ? undefined : (rawGet as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
   const requirement: ScopeRequirement = (params) => {
@@ -175,7 +188,7 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
   return {
     listPrompts: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'prompts', 'name', params, ctx, pageSize, raw.listPrompts) as ListPromptsResult,
-    getPrompt: withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers)
+    getPrompt: validatesOwnArguments(withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers))
   }
 }
 

@@ -11,7 +11,7 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { LISTED_TOOL } from '../server-module/listed-tool.js'
@@ -19,7 +19,7 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { checkKnownKeys } from './known-keys.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { compileValidator, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
@@ -83,7 +83,19 @@ export interface CompiledTool {
 }
 
 const NO_ARGUMENTS = Type.Object({})
-const TOOL_KEYS = ['title', 'description', 'input', 'output', 'annotations', 'icons', '_meta', 'scopes', 'handler']
+
+/** What a tool definition may hold (`ToolDefinition`); the listed fields are checked against `Tool` once built. */
+const TOOL_FIELDS = {
+  title: TEXT,
+  description: TEXT,
+  input: LISTED,
+  output: LISTED,
+  annotations: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  scopes: SCOPES,
+  handler: callback('a function (args, ctx) returning the result', true)
+}
 
 function listedSchema (schema: TObject, where: string): JsonObject {
   const plain = plainJson(schema, where) as JsonObject
@@ -93,25 +105,22 @@ function listedSchema (schema: TObject, where: string): JsonObject {
   return plain
 }
 
-function compileTool (name: string, definition: ToolDefinition<TObject, unknown>): { tool: Tool, compiled: CompiledTool } {
+function compileTool (name: string, definition: ToolDefinition<TObject, unknown>): { tool: Tool, compiled: CompiledTool, scopes: readonly string[] | undefined } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
-  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
-  checkKnownKeys(definition as Record<string, unknown>, TOOL_KEYS, where)
-  if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
-  optionalString(definition.title, where, 'title')
-  optionalString(definition.description, where, 'description')
+  const { scopes } = checkDefinition(TOOL_FIELDS, definition, where)
   const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
-  copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
+  copyFields(definition as unknown as Record<string, unknown>, tool, ['title', 'description'], where)
   // A defaulted argument may be left out: not listed as required.
   tool.inputSchema = defaultsOptional(listedSchema(input, `${where} (input)`))
   const output = definition.output as TObject | undefined
   if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
-  copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
+  copyFields(definition as unknown as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
   checkListed(Tool, tool, where, 'Tool')
   return {
     tool: tool as Tool,
+    scopes,
     compiled: {
       name,
       input: sharedValidator(input, tool.inputSchema, `${where} (input)`, 'arguments', true),
@@ -174,8 +183,7 @@ export interface ToolEntry extends CatalogEntry {
 
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
 export function compileToolEntry (name: string, definition: ToolDefinition<any, any>, origin: string): ToolEntry {
-  const { tool, compiled } = compileTool(name, definition as ToolDefinition<TObject, unknown>)
-  const scopes = checkScopes(definition.scopes, `tool "${name}"`)
+  const { tool, compiled, scopes } = compileTool(name, definition as ToolDefinition<TObject, unknown>)
   deepFreeze(tool)
   return { name, listed: tool, json: JSON.stringify(tool), view: 'tools', origin, compiled, scopes }
 }
@@ -191,18 +199,29 @@ export interface RawToolHandlers {
  * know at all goes to the raw `callTool` (when there is one); a disabled
  * tool is unknown. Raw listed tools follow the defined ones.
  */
+/** A raw handler beside the definitions validates nothing: the preHandler hooks run right before it. */
+function callRaw (rawCall: (params: CallToolParams, ctx: HandlerContext) => unknown, params: CallToolParams, ctx: HandlerContext): unknown {
+  const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
+  return afterValidation(ctx, given, (args) => rawCall(args === given ? params : { ...params, arguments: args }, ctx))
+}
+
 export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number): DefinedTools {
   const rawCall = raw.callTool
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawCall(params, ctx) as CallToolResult
+      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return callRaw(rawCall, params, ctx) as CallToolResult
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     }
     const tool = entry.compiled
     const args = params.arguments === undefined ? {} : params.arguments
     if (!tool.input.check(args)) return invalidArguments(tool, args)
+    // preHandler hooks run here, once the arguments are valid, and may answer in the tool's place.
+    return afterValidation(ctx, args, (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
+  }
+
+  function run (tool: CompiledTool, args: JsonObject, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const result = tool.handler(args, ctx)
     if (tool.output === undefined) {
       return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
@@ -225,7 +244,7 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
   return {
     listTools: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'tools', 'name', params, ctx, pageSize, raw.listTools) as ListToolsResult,
-    callTool: withRequiredScopes(callTool, requirement)
+    callTool: validatesOwnArguments(withRequiredScopes(callTool, requirement))
   }
 }
 
