@@ -6,7 +6,7 @@ export default mcpCapabilities
 export type { McpCapabilitiesOptions, McpDecorator } from './plugin.js'
 export type { ServerInfo, CacheScope, CacheHintOptions, CacheHintsOptions, DeploymentEra, PerRequest, RequestStateOptions, LimitOptions, ValidateOptions } from './options.js'
 export type { McpHookName, McpHooks, McpOperation, McpCall, McpOperationError, OnRequestHook, PreHandlerHook, OnResultHook, OnErrorHook } from './hooks/types.js'
-export type { TelemetryOptions } from './telemetry/tracing.js'
+export type { TelemetryOptions } from './telemetry/telemetry-options.js'
 
 export { buildCapabilities, TASKS_EXTENSION } from './server-module/capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'

@@ -20,7 +20,7 @@
  * (`options.limits.listen.keepAliveMs` is the registry's `keepAliveMs`).
  */
 import { randomBytes } from 'node:crypto'
-import type { TelemetryOptions } from './telemetry/tracing.js'
+import type { TelemetryOptions } from './telemetry/telemetry-options.js'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_REQUEST_STATE_SECRET_REQUIRED } from './errors.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './parts/answer-router.js'

@@ -12,17 +12,13 @@
  */
 import type * as Otel from '@opentelemetry/api'
 import { extractTraceContext, hasTraceContext } from './trace-context.js'
+import type { TelemetryOptions } from './telemetry-options.js'
 
 const SCOPE_NAME = 'fastify-mcp-capabilities'
 const SCOPE_VERSION = '0.1.0'
 /** The conventions' advised buckets for `mcp.server.operation.duration`, in seconds. */
 const DURATION_BUCKETS = Object.freeze([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
 
-/** Providers given explicitly instead of the API's global ones (e.g. a test's, or one per app). */
-export interface TelemetryOptions {
-  tracerProvider?: { getTracer (name: string, version?: string): unknown }
-  meterProvider?: { getMeter (name: string, version?: string): unknown }
-}
 
 /** What one request's span and measurement start from. */
 export interface RequestTraceStart {
