@@ -1,34 +1,34 @@
 /**
- * `definePrompts`: prompts whose arguments are a TypeBox object of string
- * properties. The listed `arguments` (name, title, description, required)
+ * `definePrompts`: prompts whose arguments are an object schema of string
+ * properties (TypeBox, a Standard Schema library or plain JSON Schema). The listed `arguments` (name, title, description, required)
  * come from that schema, the arguments are validated before the handler
  * runs (-32602 naming each failing argument), and per-argument completers
  * feed `completion/complete`.
  */
-import type { Static, TObject } from '@sinclair/typebox'
-import { Type } from '@sinclair/typebox'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { adaptSchema } from './schema-adapter.js'
+import type { Infer, ObjectSchema } from './schema-types.js'
 import { isThenable } from './thenable.js'
-import { compileValidator, type Validator } from './validation.js'
+import { Invalid, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
 /** A handler's answer: a whole result, or a text that becomes one user message. */
 export type PromptReturn = GetPromptResult | string
 
-/** The handler's arguments: `Static` of the arguments schema (none: no arguments). */
-export type PromptArguments<A> = [A] extends [TObject] ? Static<A> : Record<string, never>
+/** The handler's arguments: typed from the arguments schema (none: no arguments). */
+export type PromptArguments<A> = [A] extends [ObjectSchema] ? Infer<A> : Record<string, never>
 
-export interface PromptDefinition<A = TObject> {
+export interface PromptDefinition<A = ObjectSchema> {
   title?: string
   description?: string
-  /** The arguments: a TypeBox object whose properties are strings (`Type.Optional` for optional ones). */
-  arguments?: A
+  /** The arguments: an object schema whose properties are strings (optional ones are listed `required: false`). */
+  arguments?: A & ObjectSchema
   icons?: Icon[]
   _meta?: JsonObject
   /** Scopes a caller needs for this prompt, beyond the endpoint's. */
@@ -51,7 +51,7 @@ interface CompiledPrompt {
   readonly handler: (args: any, ctx: HandlerContext) => PromptReturn | Promise<PromptReturn>
 }
 
-const NO_ARGUMENTS = Type.Object({})
+const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
 
 function isStringSchema (schema: unknown): boolean {
   if (!isPlainObject(schema)) return false
@@ -61,10 +61,9 @@ function isStringSchema (schema: unknown): boolean {
   return typeof schema.const === 'string'
 }
 
-function listedArguments (schema: TObject, where: string): PromptArgument[] {
-  const plain = plainJson(schema, where) as JsonObject
-  if (!isPlainObject(plain) || plain.type !== 'object' || (plain.properties !== undefined && !isPlainObject(plain.properties))) {
-    throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema (Type.Object(...)) of string properties')
+function listedArguments (plain: JsonObject, where: string): PromptArgument[] {
+  if (plain.properties !== undefined && !isPlainObject(plain.properties)) {
+    throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema of string properties')
   }
   const required = new Set(Array.isArray(plain.required) ? plain.required as string[] : [])
   const properties = (plain.properties ?? {}) as Record<string, JsonObject>
@@ -83,11 +82,20 @@ function asResult (value: PromptReturn): GetPromptResult {
   return typeof value === 'string' ? { messages: [{ role: 'user', content: { type: 'text', text: value } }] } : value
 }
 
+/** Runs the handler on validated arguments (or refuses them, -32602 naming each). */
+function run (prompt: CompiledPrompt, args: unknown, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
+  if (args instanceof Invalid) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${args.problems.join('; ')}`)
+  }
+  const result = prompt.handler(args, ctx)
+  return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+}
+
 /**
  * Defines prompts by name: `{ summarise: { arguments: Type.Object({ id: Type.String() }), handler: ({ id }) => '...' } }`.
  * Spread the result into a server module.
  */
-export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
+export function definePrompts<const A extends { [K in keyof A]: unknown }> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
   if (!isPlainObject(prompts)) throw new FST_MCP_INVALID_DEFINITION('prompts', 'expected an object of prompt definitions by name')
   const listed: Prompt[] = []
   const table = new Map<string, CompiledPrompt>()
@@ -100,10 +108,10 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
     if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
     optionalString(definition.title, where, 'title')
     optionalString(definition.description, where, 'description')
-    const schema = (definition.arguments ?? NO_ARGUMENTS) as TObject
+    const schema = adaptSchema(definition.arguments ?? NO_ARGUMENTS, { where: `${where} (arguments)`, root: 'arguments', direction: 'input' })
     const prompt: Record<string, unknown> = { name }
     copyFields(definition as Record<string, unknown>, prompt, ['title', 'description'], where)
-    const args = listedArguments(schema, `${where} (arguments)`)
+    const args = listedArguments(schema.listed, `${where} (arguments)`)
     if (args.length > 0) prompt.arguments = args
     copyFields(definition as Record<string, unknown>, prompt, ['icons', '_meta'], where)
     checkListed(Prompt, prompt, where, 'Prompt')
@@ -120,7 +128,7 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
     const required = checkScopes(definition.scopes, where)
     if (required !== undefined) scopes.set(name, required)
     listed.push(prompt as Prompt)
-    table.set(name, { name, args: compileValidator(schema, `${where} (arguments)`, 'arguments'), handler: definition.handler })
+    table.set(name, { name, args: schema.validator, handler: definition.handler })
   }
   const list = deepFreeze({ prompts: listed }) as ListPromptsResult
 
@@ -128,12 +136,8 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
     const name = params.name
     const prompt = typeof name === 'string' ? table.get(name) : undefined
     if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(name)}`)
-    const args = params.arguments === undefined ? {} : params.arguments
-    if (!prompt.args.check(args)) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${prompt.args.problems(args).join('; ')}`)
-    }
-    const result = prompt.handler(args, ctx)
-    return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+    const args = prompt.args.validate(params.arguments === undefined ? {} : params.arguments)
+    return isThenable(args) ? Promise.resolve(args).then((settled) => run(prompt, settled, ctx)) : run(prompt, args, ctx)
   }
 
   const requirement: ScopeRequirement | undefined = scopes.size === 0

@@ -1,19 +1,20 @@
 /**
- * `defineTools`: tools from TypeBox schemas. Each tool's arguments are
- * validated before its handler runs (validators compiled here, once), the
- * handler is typed from the schemas, and the module gets `listTools` (a deeply
- * frozen list, served as prepared bytes) and `callTool`.
+ * `defineTools`: tools from schemas (TypeBox, a Standard Schema library or
+ * plain JSON Schema: schema-adapter.ts). Each tool's arguments are validated
+ * before its handler runs (validators compiled here, once), the handler is
+ * typed from the schemas, and the module gets `listTools` (a deeply frozen
+ * list, served as prepared bytes) and `callTool`.
  */
-import type { Static, TObject } from '@sinclair/typebox'
-import { Type } from '@sinclair/typebox'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString, plainJson } from './plain.js'
+import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { adaptSchema } from './schema-adapter.js'
+import type { Infer, InferReturn, ObjectSchema } from './schema-types.js'
 import { isThenable } from './thenable.js'
-import { compileValidator, type Validator } from './validation.js'
+import { Invalid, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
 /** Tool names as the spec recommends them (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . */
@@ -40,18 +41,18 @@ function isToolError (value: unknown): value is ToolError {
 }
 
 /** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult`. */
-export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult
+export type ToolReturn<O> = [O] extends [ObjectSchema] ? (InferReturn<O> & object) | ToolError : CallToolResult
 
-/** The handler's arguments: `Static` of the input schema (no input: no arguments). */
-export type ToolArguments<I> = [I] extends [TObject] ? Static<I> : Record<string, never>
+/** The handler's arguments: typed from the input schema (no input: no arguments). */
+export type ToolArguments<I> = [I] extends [ObjectSchema] ? Infer<I> : Record<string, never>
 
-export interface ToolDefinition<I = TObject, O = unknown> {
+export interface ToolDefinition<I = ObjectSchema, O = unknown> {
   title?: string
   description?: string
-  /** The arguments: a TypeBox object schema (default: no arguments). */
-  input?: I
-  /** The structured result: a TypeBox object schema; the handler then returns data of that shape. */
-  output?: O
+  /** The arguments: an object schema (TypeBox, Standard Schema with JSON Schema, or plain JSON Schema; default: no arguments). */
+  input?: I & ObjectSchema
+  /** The structured result: an object schema; the handler then returns data of that shape. */
+  output?: O & ObjectSchema
   annotations?: ToolAnnotations
   icons?: Icon[]
   _meta?: JsonObject
@@ -73,78 +74,79 @@ interface CompiledTool {
   readonly handler: (args: any, ctx: HandlerContext) => unknown
 }
 
-const NO_ARGUMENTS = Type.Object({})
+const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
 
-function listedSchema (schema: TObject, where: string): JsonObject {
-  const plain = plainJson(schema, where) as JsonObject
-  if (!isPlainObject(plain) || plain.type !== 'object') {
-    throw new FST_MCP_INVALID_DEFINITION(where, 'must be an object schema (Type.Object(...)): the spec requires type "object" at the root')
-  }
-  return plain
-}
-
-function compileTool (name: string, definition: ToolDefinition<TObject, unknown>): { tool: Tool, compiled: CompiledTool } {
+function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, compiled: CompiledTool } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
   if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
   if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
   optionalString(definition.title, where, 'title')
   optionalString(definition.description, where, 'description')
-  const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
   copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
-  tool.inputSchema = listedSchema(input, `${where} (input)`)
-  const output = definition.output as TObject | undefined
-  if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
+  const input = adaptSchema(definition.input ?? NO_ARGUMENTS, { where: `${where} (input)`, root: 'arguments', direction: 'input' })
+  tool.inputSchema = input.listed
+  // the handler's own object is checked as it is: no defaults written into it
+  const output = definition.output === undefined ? undefined : adaptSchema(definition.output, { where: `${where} (output)`, root: 'result', direction: 'output' })
+  if (output !== undefined) tool.outputSchema = output.listed
   copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
   checkListed(Tool, tool, where, 'Tool')
   return {
     tool: tool as Tool,
-    compiled: {
-      name,
-      input: compileValidator(input, `${where} (input)`, 'arguments'),
-      // the handler's own object is checked as it is: no defaults written into it
-      output: output === undefined ? undefined : compileValidator(output, `${where} (output)`, 'result', false),
-      handler: definition.handler
-    }
+    compiled: { name, input: input.validator, output: output?.validator, handler: definition.handler }
   }
 }
 
-function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
-  const problems = tool.input.problems(args)
+function invalidArguments (tool: CompiledTool, invalid: Invalid): CallToolResult {
   return {
-    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${problems.join('; ')}` }],
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${invalid.problems.join('; ')}` }],
     isError: true
   }
 }
 
-function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult {
+function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
   if (isToolError(value)) return value
-  const output = tool.output as Validator
-  if (!output.check(value)) {
+  const checked = (tool.output as Validator).validate(value)
+  return isThenable(checked) ? Promise.resolve(checked).then((settled) => structuredContent(tool, settled, ctx)) : structuredContent(tool, checked, ctx)
+}
+
+function structuredContent (tool: CompiledTool, checked: unknown, ctx: HandlerContext): CallToolResult {
+  if (checked instanceof Invalid) {
     // The server's fault, not the caller's: details go to the log, the client gets a bare internal error.
-    ctx.logger.error({ tool: tool.name, problems: output.problems(value) }, 'MCP tool result does not match its output schema')
+    ctx.logger.error({ tool: tool.name, problems: checked.problems }, 'MCP tool result does not match its output schema')
     throw new McpError(ErrorCode.InternalError, 'Internal error')
   }
   // The text block carries the same JSON for clients that predate structuredContent (the spec's advice).
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as JsonObject }
+  return { content: [{ type: 'text', text: JSON.stringify(checked) }], structuredContent: checked as JsonObject }
+}
+
+/** Runs the handler on validated arguments (or answers the validation failure). */
+function run (tool: CompiledTool, args: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  if (args instanceof Invalid) return invalidArguments(tool, args)
+  const result = tool.handler(args, ctx)
+  if (tool.output === undefined) return result as CallToolResult | Promise<CallToolResult>
+  return isThenable(result)
+    ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
+    : structured(tool, result, ctx)
 }
 
 /**
- * Defines tools by name: `{ add: { input: Type.Object({ a: Type.Number(), b: Type.Number() }), handler: ({ a, b }) => ... } }`.
+ * Defines tools by name: `{ add: { input: Type.Object({ a: Type.Number(), b: Type.Number() }), handler: ({ a, b }) => ... } }`
+ * (or `z.object(...)`, or `{ type: 'object', properties: ... }`).
  * Spread the result into a server module (beside other handlers).
  */
 export function defineTools<
   // Inferred per tool: the input schema (I) and the output schema (O) of each name.
-  I extends { [K in keyof I]: unknown },
-  O extends { [K in keyof I]: unknown }
+  const I extends { [K in keyof I]: unknown },
+  const O extends { [K in keyof I]: unknown }
 > (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: O[K] } }): DefinedTools {
   if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
   const listed: Tool[] = []
   const table = new Map<string, CompiledTool>()
   const scopes = new Map<string, readonly string[]>()
   for (const name of Object.keys(tools)) {
-    const definition = (tools as Record<string, ToolDefinition<TObject, unknown>>)[name] as ToolDefinition<TObject, unknown>
+    const definition = (tools as Record<string, ToolDefinition<ObjectSchema, unknown>>)[name] as ToolDefinition<ObjectSchema, unknown>
     const { tool, compiled } = compileTool(name, definition)
     const required = checkScopes(definition.scopes, `tool "${name}"`)
     if (required !== undefined) scopes.set(name, required)
@@ -157,13 +159,8 @@ export function defineTools<
     const name = params.name
     const tool = typeof name === 'string' ? table.get(name) : undefined
     if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
-    const args = params.arguments === undefined ? {} : params.arguments
-    if (!tool.input.check(args)) return invalidArguments(tool, args)
-    const result = tool.handler(args, ctx)
-    if (tool.output === undefined) return result as CallToolResult | Promise<CallToolResult>
-    return isThenable(result)
-      ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
-      : structured(tool, result, ctx)
+    const args = tool.input.validate(params.arguments === undefined ? {} : params.arguments)
+    return isThenable(args) ? Promise.resolve(args).then((settled) => run(tool, settled, ctx)) : run(tool, args, ctx)
   }
 
   const requirement: ScopeRequirement | undefined = scopes.size === 0

@@ -163,7 +163,7 @@ t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', a
     ['bad name', () => defineTools({ 'has space': { handler } }), /tool "has space": a tool name is 1 to 128 characters/],
     ['no handler', () => defineTools({ x: {} as any }), /tool "x": "handler" is not a function/],
     ['input not an object schema', () => defineTools({ x: { input: Type.String() as any, handler } }), /tool "x" \(input\): must be an object schema/],
-    ['plain JSON schema input', () => defineTools({ x: { input: { type: 'object' } as any, handler } }), /expected a TypeBox schema/],
+    ['a class instance as input', () => defineTools({ x: { input: new Map() as any, handler } }), /tool "x" \(input\): expected a TypeBox object .*Standard Schema .*plain JSON Schema object/],
     ['unknown format', () => defineTools({ x: { input: Type.Object({ s: Type.String({ format: 'fancy' }) }), handler } }), /unknown string format "fancy"/],
     ['bad annotations', () => defineTools({ x: { annotations: { readOnlyHint: 'yes' } as any, handler } }), /not a valid Tool: \/annotations\/readOnlyHint/],
     ['bad scopes', () => defineTools({ x: { scopes: ['a b'], handler } }), /"scopes" must be an array of scope names/],
