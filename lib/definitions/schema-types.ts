@@ -30,11 +30,6 @@ export interface TypeBoxLegacySchema {
   readonly params: unknown[]
 }
 
-/** A TypeBox 1.x schema: its kind under the (non-enumerable) `~kind` key. */
-export interface TypeBoxSchema {
-  readonly '~kind': string
-}
-
 /**
  * A plain JSON Schema (2020-12) object. Declared inline or `as const`, the
  * handler's arguments are typed from it; otherwise they are `unknown` values.
@@ -50,9 +45,11 @@ export interface JsonObjectSchema extends JsonSchema {
 }
 
 /**
- * What `input`, `output` and prompt `arguments` accept: a TypeBox object
- * (either line), a Standard Schema that can give its JSON Schema, or a plain
- * JSON Schema with `type: 'object'`.
+ * What `input`, `output` and prompt `arguments` accept: a Standard Schema that
+ * can give its JSON Schema, or a JSON Schema object with `type: 'object'`,
+ * which TypeBox objects of either line are (a TypeBox 1.x schema is typed from
+ * its JSON Schema shape and its `~optional` / `~unsafe` markers, as TypeBox's
+ * own `Static` does).
  */
 export type ObjectSchema = StandardJsonSchema | JsonObjectSchema
 
