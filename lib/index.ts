@@ -16,7 +16,7 @@ export type { DefinedPrompts, PromptDefinition, PromptArguments, PromptReturn } 
 export { defineResources } from './definitions/resources.js'
 export type { DefinedResources, ResourceDefinition, ReadReturn } from './definitions/resources.js'
 export type { Completer, CompletionContext } from './definitions/completion.js'
-export type { FromJsonSchema, Infer, InferReturn, JsonObjectSchema, JsonSchema, ObjectSchema, StandardJsonSchema, TypeBoxLegacySchema } from './definitions/schema-types.js'
+export type { Checked, FromJsonSchema, Infer, InferObject, InferReturn, JsonObjectSchema, JsonSchema, ObjectSchema, StandardJsonSchema, TypeBoxLegacySchema } from './definitions/schema-types.js'
 export type { TemplateVariables, TemplateVariableNames } from './definitions/uri-template.js'
 export type {
   Annotations,

@@ -13,7 +13,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { adaptSchema } from './schema-adapter.js'
-import type { Infer, ObjectSchema } from './schema-types.js'
+import type { Checked, InferObject, ObjectSchema } from './schema-types.js'
 import { isThenable } from './thenable.js'
 import { Invalid, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
@@ -22,13 +22,13 @@ import { type CompleteParams, type CompleteResult, type GetPromptParams, type Ge
 export type PromptReturn = GetPromptResult | string
 
 /** The handler's arguments: typed from the arguments schema (none: no arguments). */
-export type PromptArguments<A> = [A] extends [ObjectSchema] ? Infer<A> : Record<string, never>
+export type PromptArguments<A> = [A] extends [ObjectSchema] ? InferObject<A> : Record<string, never>
 
 export interface PromptDefinition<A = ObjectSchema> {
   title?: string
   description?: string
   /** The arguments: an object schema whose properties are strings (optional ones are listed `required: false`). */
-  arguments?: A & ObjectSchema
+  arguments?: Checked<A>
   icons?: Icon[]
   _meta?: JsonObject
   /** Scopes a caller needs for this prompt, beyond the endpoint's. */

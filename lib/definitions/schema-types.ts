@@ -53,6 +53,9 @@ export interface JsonObjectSchema extends JsonSchema {
  */
 export type ObjectSchema = StandardJsonSchema | JsonObjectSchema
 
+/** A schema as written when it is one; otherwise what is accepted, so the definition does not compile. */
+export type Checked<S> = S extends ObjectSchema ? S : ObjectSchema
+
 type Simplify<T> = { [K in keyof T]: T[K] } & {}
 
 type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never
@@ -70,13 +73,20 @@ type MembersOf<L, D extends unknown[]> = L extends readonly unknown[] ? { [I in 
 
 type RequiredKeys<S> = S extends { readonly required: readonly (infer K)[] } ? K : never
 
-/** TypeBox 1.x marks optional properties with `~optional` (`required` then lists the rest). */
-type OptionalProperty<P> = P extends { readonly '~optional': true } ? true : false
+/**
+ * Whether property `K` of object schema `S` may be left out: TypeBox 1.x
+ * marks optional properties with `~optional` (read that rather than its
+ * computed `required` tuple, which is costly to evaluate); plain JSON Schema
+ * lists the others in `required`.
+ */
+type IsOptional<S, P, K> = S extends { readonly '~kind': unknown }
+  ? (P extends { readonly '~optional': true } ? true : false)
+  : K extends RequiredKeys<S> ? false : true
 
 type ObjectOf<S, D extends unknown[]> = S extends { readonly properties: infer P }
   ? Simplify<
-    { -readonly [K in keyof P as K extends RequiredKeys<S> ? (OptionalProperty<P[K]> extends true ? never : K) : never]: FromJsonSchema<P[K], D> } &
-    { -readonly [K in keyof P as K extends RequiredKeys<S> ? (OptionalProperty<P[K]> extends true ? K : never) : K]?: FromJsonSchema<P[K], D> }
+    { -readonly [K in keyof P as IsOptional<S, P[K], K> extends true ? never : K]: FromJsonSchema<P[K], D> } &
+    { -readonly [K in keyof P as IsOptional<S, P[K], K> extends true ? K : never]?: FromJsonSchema<P[K], D> }
   >
   : S extends { readonly additionalProperties: infer A extends object } ? Record<string, FromJsonSchema<A, D>>
     : S extends { readonly patternProperties: infer P } ? Record<string, FromJsonSchema<P[keyof P], D>>
@@ -114,6 +124,12 @@ export type Infer<S> =
   S extends { readonly '~standard': { readonly types?: infer T } } ? (NonNullable<T> extends { readonly output: infer O } ? O : unknown)
     : S extends TypeBoxLegacySchema ? (S & { params: [] })['static']
       : FromJsonSchema<S>
+
+/**
+ * The object a handler receives for a root `schema`: `Infer`, or any object
+ * when the type cannot tell (a plain schema whose literal types were lost).
+ */
+export type InferObject<S> = unknown extends Infer<S> ? Record<string, unknown> : Infer<S>
 
 /** The value a handler returns for an output `schema` (for a Standard Schema: its input type). */
 export type InferReturn<S> =

@@ -12,7 +12,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
 import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { adaptSchema } from './schema-adapter.js'
-import type { Infer, InferReturn, ObjectSchema } from './schema-types.js'
+import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
 import { isThenable } from './thenable.js'
 import { Invalid, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
@@ -44,15 +44,15 @@ function isToolError (value: unknown): value is ToolError {
 export type ToolReturn<O> = [O] extends [ObjectSchema] ? (InferReturn<O> & object) | ToolError : CallToolResult
 
 /** The handler's arguments: typed from the input schema (no input: no arguments). */
-export type ToolArguments<I> = [I] extends [ObjectSchema] ? Infer<I> : Record<string, never>
+export type ToolArguments<I> = [I] extends [ObjectSchema] ? InferObject<I> : Record<string, never>
 
 export interface ToolDefinition<I = ObjectSchema, O = unknown> {
   title?: string
   description?: string
   /** The arguments: an object schema (TypeBox, Standard Schema with JSON Schema, or plain JSON Schema; default: no arguments). */
-  input?: I & ObjectSchema
+  input?: Checked<I>
   /** The structured result: an object schema; the handler then returns data of that shape. */
-  output?: O & ObjectSchema
+  output?: Checked<O>
   annotations?: ToolAnnotations
   icons?: Icon[]
   _meta?: JsonObject

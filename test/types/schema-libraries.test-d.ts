@@ -17,6 +17,13 @@ import { defineTools } from '../../lib/definitions/tools.js'
 
 const text = (s: string) => ({ content: [{ type: 'text' as const, text: s }] })
 
+// Plain schemas declared `as const` are typed under TypeScript 5 and 7; written inline, TypeScript 7 types them
+// too while TypeScript 5 loses their literal types in the inference (the handler then gets Record<string, unknown>).
+const plainInput = { type: 'object', properties: { q: { type: 'string' }, n: { type: ['integer', 'null'] }, mode: { enum: ['a', 'b'] }, list: { type: 'array', items: { type: 'number' } } }, required: ['q'] } as const
+const refInput = { type: 'object', properties: { r: { $ref: '#/$defs/r' } } } as const
+const okOutput = { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] } as const
+const topicArguments = { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] } as const
+
 // TypeBox 1.x: the same type TypeBox's own Static gives
 const modern = Type.Object({
   a: Type.Number(),
@@ -68,10 +75,17 @@ defineTools({
     }
   },
   plain: {
-    input: { type: 'object', properties: { q: { type: 'string' }, n: { type: ['integer', 'null'] }, mode: { enum: ['a', 'b'] }, list: { type: 'array', items: { type: 'number' } } }, required: ['q'] },
+    input: plainInput,
     handler: (args) => {
       expectTypeOf(args).toEqualTypeOf<{ q: string, n?: number | null, mode?: 'a' | 'b', list?: number[] }>()
       return text(args.q)
+    }
+  },
+  inline: {
+    input: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+    handler: (args) => {
+      expectTypeOf(args).toMatchTypeOf<Record<string, unknown>>()
+      return text('inline')
     }
   },
   none: {
@@ -90,7 +104,7 @@ defineTools({ x: { input: widened, handler: () => text('') } })
 const pinned = { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } as const
 defineTools({ x: { input: pinned, handler: (args) => { expectTypeOf(args).toEqualTypeOf<{ q: string }>(); return text(args.q) } } })
 // a schema beyond what the type can tell gives unknown values, not errors
-defineTools({ x: { input: { type: 'object', properties: { r: { $ref: '#/$defs/r' } } }, handler: (args) => { expectTypeOf(args).toEqualTypeOf<{ r?: unknown }>(); return text('') } } })
+defineTools({ x: { input: refInput, handler: (args) => { expectTypeOf(args).toEqualTypeOf<{ r?: unknown }>(); return text('') } } })
 
 // @ts-expect-error valibot without toStandardJsonSchema cannot be listed
 defineTools({ x: { input: v.object({ q: v.string() }), handler: () => text('') } })
@@ -99,7 +113,7 @@ defineTools({ x: { input: { q: LegacyType.String() }, handler: () => text('') } 
 // @ts-expect-error the output shape is { n: number }
 defineTools({ x: { output: z.object({ n: z.number() }), handler: () => ({ n: 'many' }) } })
 // @ts-expect-error the output shape is { ok: boolean }
-defineTools({ x: { output: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'] }, handler: () => ({ ok: 1 }) } })
+defineTools({ x: { output: okOutput, handler: () => ({ ok: 1 }) } })
 
 definePrompts({
   zod: {
@@ -111,7 +125,7 @@ definePrompts({
     }
   },
   plain: {
-    arguments: { type: 'object', properties: { topic: { type: 'string' } }, required: ['topic'] },
+    arguments: topicArguments,
     handler: (args) => {
       expectTypeOf(args).toEqualTypeOf<{ topic: string }>()
       return args.topic
