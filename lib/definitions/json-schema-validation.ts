@@ -91,16 +91,19 @@ export function compileJsonSchema (schema: Record<string, unknown>, where: strin
     throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (${(err as Error).message})`)
   }
   function problems (): Invalid {
-    const seen = new Set<string>()
-    const lines: string[] = []
-    for (const error of compiled.errors ?? []) {
+    const errors = compiled.errors ?? []
+    const lines = new Map<string, string>()
+    for (const error of errors) {
       const line = problemLine(error, root)
       const path = line.slice(0, line.indexOf(': '))
-      if (seen.has(path)) continue // the first complaint per path says it best
-      seen.add(path)
-      lines.push(line)
+      if (error.keyword === 'anyOf') {
+        // a union of constants (TypeBox's Union of Literals): name the values, not each failed branch
+        const values = errors.filter((e) => e.keyword === 'const' && e.instancePath === error.instancePath).map((e) => (e.params as { allowedValue: unknown }).allowedValue)
+        if (values.length > 0) lines.set(path, `${path}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`)
+      }
+      if (!lines.has(path)) lines.set(path, line) // the first complaint per path says it best
     }
-    return new Invalid(lines)
+    return new Invalid([...lines.values()])
   }
   return { validate: (value) => compiled(value) ? value : problems() }
 }

@@ -37,7 +37,9 @@ function outcome (result: unknown, root: string): unknown {
     const path = pathOf(issue, root)
     if (seen.has(path)) continue // the first complaint per path says it best
     seen.add(path)
-    lines.push(`${path}: ${String(issue.message)}`)
+    const message = String(issue.message)
+    // some libraries (arktype) start the message with the path already
+    lines.push(`${path}: ${message.startsWith(`${path} `) ? message.slice(path.length + 1) : message}`)
   }
   return new Invalid(lines.length > 0 ? lines : [`${root}: invalid`])
 }

@@ -201,3 +201,14 @@ t.test('an asynchronous Standard Schema is awaited before the handler runs', asy
   t.match(await tools.callTool({ name: 'claim', arguments: { name: 'taken' } }, ctx), { isError: true, content: [{ text: 'Invalid arguments for tool "claim": name: already taken' }] })
   t.strictSame(seen, [{ name: 'free' }])
 })
+
+t.test('problem lines read the same whichever library: a union of constants names its values; no path said twice', async (t) => {
+  const ctx = {} as never
+  const handler = () => ({ content: [] })
+  const tools = defineTools({
+    modern: { input: Type.Object({ state: Type.Union([Type.Literal('open'), Type.Literal('closed')]) }), handler },
+    ark: { input: type({ query: 'string > 0' }), handler }
+  })
+  t.match(await tools.callTool({ name: 'modern', arguments: { state: 'stale' } }, ctx), { content: [{ text: 'Invalid arguments for tool "modern": state: expected one of "open", "closed"' }] })
+  t.match(await tools.callTool({ name: 'ark', arguments: { query: '' } }, ctx), { content: [{ text: 'Invalid arguments for tool "ark": query: must be non-empty' }] })
+})
