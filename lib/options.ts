@@ -25,7 +25,7 @@ export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
 export const DEFAULT_MAX_TASKS = 1000
-/** What a task may keep of its request (arguments, client capabilities and info), in bytes. */
+/** What a task may keep of its request (arguments, client capabilities and info), in estimated heap bytes. */
 export const DEFAULT_MAX_TASK_ARGUMENT_BYTES = 64 * 1024
 /** A handler still running after this long is aborted and answered -32603 (issue 11); 0 disables. */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000
@@ -64,9 +64,10 @@ export interface TaskOptions {
   /** Most tasks kept at once (finished ones are evicted first); default 1000. */
   maxTasks?: number
   /**
-   * Bytes of its request a task may keep (its `arguments`, the client's
-   * capabilities and info); default 65536. A call over it runs inline, or is
-   * refused with -32602 when the task is `required`.
+   * Heap bytes of its request a task may keep (its parsed `arguments`, the
+   * client's capabilities and info), estimated from their shape (objects,
+   * arrays, strings), not their JSON length; default 65536. A call over it
+   * runs inline, or is refused with -32602 when the task is `required`.
    */
   maxArgumentBytes?: number
   /** Most tasks one owner may have at once (its finished ones are evicted first); default a tenth of `maxTasks`, at least 1. */

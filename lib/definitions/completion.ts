@@ -5,6 +5,7 @@
  * module's own `getPrompt` and `readResource` (its `this`), so spreading both
  * results into one module completes both kinds of reference.
  */
+import { mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { HandlerContext } from '../server-module/contract.js'
 import type { CompleteParams, CompleteResult } from '../protocol/schemas.js'
@@ -68,10 +69,10 @@ export function createComplete (own: { getPrompt?: unknown, readResource?: unkno
     let entry: Readonly<Record<string, Completer>> | undefined
     if (ref.type === 'ref/prompt' && typeof ref.name === 'string') {
       entry = (tableOf(module.getPrompt, 'ref/prompt') ?? tableOf(own.getPrompt, 'ref/prompt'))?.get(ref.name)
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${ref.name}`)
+      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(ref.name)}`)
     } else if (ref.type === 'ref/resource' && typeof ref.uri === 'string') {
       entry = (tableOf(module.readResource, 'ref/resource') ?? tableOf(own.readResource, 'ref/resource'))?.get(ref.uri)
-      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${ref.uri}`)
+      if (entry === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown resource template: ${mention(ref.uri)}`)
     } else {
       throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "ref" must be a ref/prompt with a name or a ref/resource with a uri')
     }

@@ -11,7 +11,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import { FormatRegistry } from '@sinclair/typebox'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
-import { Invalid, readablePath, type Validator } from './validation.js'
+import { clip } from '../protocol/describe.js'
+import { Invalid, readablePath, type Validator, withinStack } from './validation.js'
 
 const DRAFT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/
 
@@ -64,16 +65,21 @@ export function checkJsonSchema (schema: Record<string, unknown>, where: string)
   }
 }
 
+/** The path quotes the client's keys: a few dozen characters of it. */
+function pathOf (pointer: string, root: string): string {
+  return clip(readablePath(pointer, root))
+}
+
 function problemLine (error: ErrorObject, root: string): string {
   if (error.keyword === 'required') {
     const missing = (error.params as { missingProperty: string }).missingProperty
-    return `${readablePath(`${error.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`, root)}: required property missing`
+    return `${pathOf(`${error.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`, root)}: required property missing`
   }
   if (error.keyword === 'enum') {
     const values = (error.params as { allowedValues: unknown[] }).allowedValues
-    return `${readablePath(error.instancePath, root)}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`
+    return `${pathOf(error.instancePath, root)}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`
   }
-  return `${readablePath(error.instancePath, root)}: ${error.message ?? error.keyword}`
+  return `${pathOf(error.instancePath, root)}: ${error.message ?? error.keyword}`
 }
 
 /**
@@ -105,5 +111,5 @@ export function compileJsonSchema (schema: Record<string, unknown>, where: strin
     }
     return new Invalid([...lines.values()])
   }
-  return { validate: (value) => compiled(value) ? value : problems() }
+  return { validate: (value) => withinStack(root, () => compiled(value) ? value : problems()) }
 }

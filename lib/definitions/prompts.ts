@@ -5,6 +5,7 @@
  * runs (-32602 naming each failing argument), and per-argument completers
  * feed `completion/complete`.
  */
+import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -85,7 +86,7 @@ function asResult (value: PromptReturn): GetPromptResult {
 /** Runs the handler on validated arguments (or refuses them, -32602 naming each). */
 function run (prompt: CompiledPrompt, args: unknown, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
   if (args instanceof Invalid) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${args.problems.join('; ')}`)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(args.problems)}`)
   }
   const result = prompt.handler(args, ctx)
   return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
@@ -135,7 +136,7 @@ export function definePrompts<const A extends { [K in keyof A]: unknown }> (prom
   function getPrompt (params: GetPromptParams, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
     const name = params.name
     const prompt = typeof name === 'string' ? table.get(name) : undefined
-    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${String(name)}`)
+    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     const args = prompt.args.validate(params.arguments === undefined ? {} : params.arguments)
     return isThenable(args) ? Promise.resolve(args).then((settled) => run(prompt, settled, ctx)) : run(prompt, args, ctx)
   }

@@ -6,7 +6,8 @@
  */
 import type { StandardJsonSchema } from './schema-types.js'
 import { isThenable } from './thenable.js'
-import { Invalid, type Validator } from './validation.js'
+import { clip } from '../protocol/describe.js'
+import { Invalid, type Validator, withinStack } from './validation.js'
 
 interface Issue {
   readonly message: string
@@ -25,7 +26,8 @@ function pathOf (issue: Issue, root: string): string {
     if (typeof key === 'number' || (typeof key === 'string' && /^\d+$/.test(key))) out += `[${String(key)}]`
     else out += out === '' ? String(key) : `.${String(key)}`
   }
-  return out === '' ? root : out
+  // the path quotes the client's keys: a few dozen characters of it
+  return out === '' ? root : clip(out)
 }
 
 function outcome (result: unknown, root: string): unknown {
@@ -49,7 +51,7 @@ export function standardValidator (schema: StandardJsonSchema, root: string): Va
   const standard = schema['~standard']
   return {
     validate (value) {
-      const result = standard.validate(value)
+      const result = withinStack(root, () => standard.validate(value))
       return isThenable(result) ? Promise.resolve(result).then((settled) => outcome(settled, root)) : outcome(result, root)
     }
   }

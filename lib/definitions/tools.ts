@@ -5,6 +5,7 @@
  * typed from the schemas, and the module gets `listTools` (a deeply frozen
  * list, served as prepared bytes) and `callTool`.
  */
+import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -100,7 +101,7 @@ function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unk
 
 function invalidArguments (tool: CompiledTool, invalid: Invalid): CallToolResult {
   return {
-    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${invalid.problems.join('; ')}` }],
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(invalid.problems)}` }],
     isError: true
   }
 }
@@ -158,7 +159,7 @@ export function defineTools<
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
     const tool = typeof name === 'string' ? table.get(name) : undefined
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${String(name)}`)
+    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     const args = tool.input.validate(params.arguments === undefined ? {} : params.arguments)
     return isThenable(args) ? Promise.resolve(args).then((settled) => run(tool, settled, ctx)) : run(tool, args, ctx)
   }

@@ -11,6 +11,8 @@ import { Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
+import { clip } from '../protocol/describe.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 
 /** A value that failed validation: every failing path and what it expected, one line each. */
@@ -25,6 +27,25 @@ export interface Validator {
    * asynchronous checks answers a promise of either.
    */
   validate (value: unknown): unknown
+}
+
+/**
+ * A value nested deeper than the stack allows, met by a recursive schema
+ * (TypeBox's checks recurse): the client's error, answered -32602 with the
+ * request's id, never a server fault.
+ */
+function nestedTooDeeply (root: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${root} are nested too deeply to check`)
+}
+
+/** Runs a check that recurses into a client's value; a stack overflow becomes the client's error. */
+export function withinStack<R> (root: string, run: () => R): R {
+  try {
+    return run()
+  } catch (err) {
+    if (err instanceof RangeError) throw nestedTooDeeply(root)
+    throw err
+  }
 }
 
 /** A JSON pointer (`/labels/1`) as a readable path (`labels[1]`); the root is `root`. */
@@ -135,13 +156,14 @@ export function compileValidator (schema: TSchema, where: string, root: string, 
     for (const error of compiled.Errors(value)) {
       if (seen.has(error.path)) continue // the first complaint per path says it best
       seen.add(error.path)
-      lines.push(`${readablePath(error.path, root)}: ${expectation(error.message, error.schema)}`)
+      // the path quotes the client's keys: a few dozen characters of each line's
+      lines.push(`${clip(readablePath(error.path, root))}: ${expectation(error.message, error.schema)}`)
     }
     return new Invalid(lines)
   }
   return {
     validate: defaults !== undefined
-      ? (value) => compiled.Check(defaults(value)) ? value : problems(value)
-      : (value) => compiled.Check(value) ? value : problems(value)
+      ? (value) => withinStack(root, () => compiled.Check(defaults(value)) ? value : problems(value))
+      : (value) => withinStack(root, () => compiled.Check(value) ? value : problems(value))
   }
 }

@@ -10,6 +10,7 @@
  * of (`callerOf`): an answer POSTed by anyone else settles nothing.
  */
 import { randomUUID } from 'node:crypto'
+import { clip } from '../protocol/describe.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { McpError } from '../protocol/mcp-error.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
@@ -80,7 +81,7 @@ export class PendingRequests {
       const { code, message: text, data } = message.error
       entry.reject(new McpError(
         typeof code === 'number' && Number.isSafeInteger(code) ? code : -32603,
-        `The client answered ${entry.method} with an error: ${typeof text === 'string' ? text : 'no message'}`,
+        `The client answered ${entry.method} with an error: ${typeof text === 'string' ? clip(text) : 'no message'}`,
         data
       ))
     } else if (isJsonObject(message.result)) {

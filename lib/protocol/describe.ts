@@ -19,6 +19,27 @@ export function quote (text: string): string {
   return JSON.stringify(clip(text))
 }
 
+/** A client's name in a message, unquoted (`Unknown tool: x`): a string cut to `QUOTED_CHARS`, anything else by its kind. */
+export function mention (value: unknown): string {
+  return typeof value === 'string' ? clip(value) : describe(value)
+}
+
+/** Problems listed in one message; the rest are counted ("and N more"). */
+export const LISTED_PROBLEMS = 10
+/** Characters of one problem line kept (its path quotes a client's keys; a validator may quote a value). */
+const PROBLEM_CHARS = 200
+
+/**
+ * A validator's problem lines as one message part: at most `LISTED_PROBLEMS`
+ * lines, each cut to a few hundred characters, then how many more there
+ * were. 40,000 unknown properties must not come back as 1.5 MiB of text.
+ */
+export function listProblems (lines: readonly string[]): string {
+  const shown = lines.slice(0, LISTED_PROBLEMS).map((line) => line.length > PROBLEM_CHARS ? line.slice(0, PROBLEM_CHARS) + '…' : line)
+  const more = lines.length - shown.length
+  return shown.join('; ') + (more > 0 ? `; and ${more} more` : '')
+}
+
 /** A client's value for a message: a quoted (short) string, a number or boolean as is, else its kind. */
 export function describe (value: unknown): string {
   switch (typeof value) {

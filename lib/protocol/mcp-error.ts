@@ -2,6 +2,7 @@
  * Protocol errors: what a handler throws to answer a request with a JSON-RPC
  * error, and the codes the endpoint itself uses.
  */
+import { clip } from './describe.js'
 
 export const ErrorCode = Object.freeze({
   ParseError: -32700,
@@ -44,5 +45,6 @@ export class McpError extends Error {
  * never needs to know the era.
  */
 export function resourceNotFound (uri: string): McpError {
-  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri })
+  // The message quotes a few dozen characters; `data.uri` is the URI as asked (the spec's field).
+  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${clip(uri)}`, { uri })
 }

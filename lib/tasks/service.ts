@@ -42,6 +42,7 @@ import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
 import { type AskRefusal, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
 import { type TaskRun, TaskRuns } from './runs.js'
+import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
 
 /** The methods the extension adds; `tasks/result` and `tasks/list` are gone in this version of tasks. */
 export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
@@ -76,33 +77,23 @@ const CLOSE_WAIT_MS = 1000
 const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
 
 /**
- * Bytes of its request a task may keep: its `arguments` (which the work's
- * closure usually holds) and the client capabilities and info it reads. A
- * task lives up to `ttlMs` after its request is gone, so a large body must
- * not ride along (issue 11: object-heavy bodies cost ~20x their size in heap).
+ * Heap bytes of its request a task may keep (estimated, see
+ * argument-cost.ts): its `arguments` (which the work's closure usually
+ * holds) and the client capabilities and info it reads. A task lives up to
+ * `ttlMs` after its request is gone, so a large body must not ride along
+ * (issues 11 and 26: object-heavy values cost ~20x their JSON in heap).
  */
 export const DEFAULT_MAX_TASK_INPUT_BYTES = 64 * 1024
 
-/** JSON length of `value` when it is at most `limit`; undefined when larger or not JSON. */
-function sizeWithin (value: unknown, limit: number): number | undefined {
-  if (value === undefined) return 0
-  try {
-    const json: string | undefined = JSON.stringify(value)
-    return json === undefined ? 0 : json.length <= limit ? json.length : undefined
-  } catch {
-    return undefined // deeper than the stack allows, or not JSON at all
-  }
-}
-
-/** Whether what a task would keep of this request fits the bound; cheap when the whole body is small. */
+/** Whether what a task would keep of this request fits the bound; no walk when the whole body is small. */
 function inputFits (ctx: HandlerContext, limit: number): boolean {
   const length = Number(ctx.request.headers['content-length'])
-  if (Number.isSafeInteger(length) && length <= limit) return true
+  if (Number.isSafeInteger(length) && length * MAX_COST_PER_CHARACTER <= limit) return true
   const body = ctx.request.body as { params?: { arguments?: unknown } } | undefined
-  const args = sizeWithin(body?.params?.arguments, limit)
+  const args = heapCostWithin(body?.params?.arguments, limit)
   if (args === undefined) return false
-  const caps = sizeWithin(ctx.clientCapabilities, limit - args)
-  return caps !== undefined && sizeWithin(ctx.clientInfo, limit - args - caps) !== undefined
+  const caps = heapCostWithin(ctx.clientCapabilities, limit - args)
+  return caps !== undefined && heapCostWithin(ctx.clientInfo, limit - args - caps) !== undefined
 }
 
 /** True when the request's client capabilities declare the tasks extension. */
@@ -127,7 +118,7 @@ export interface TaskServiceOptions {
   /** Where task changes are published; without one, only this process hears them. */
   bus?: EventBus
   log: FastifyBaseLogger
-  /** Bytes of its request a task may keep (`taskOptions.maxArgumentBytes`); default 64 KiB. */
+  /** Heap bytes of its request a task may keep, estimated (`taskOptions.maxArgumentBytes`); default 64 KiB. */
   maxInputBytes?: number
 }
 
@@ -399,7 +390,7 @@ export async function runAsTask (
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes)`)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes of memory, estimated)`)
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)

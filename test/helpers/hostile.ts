@@ -8,8 +8,9 @@
  * must pass: never a 5xx, a well-formed JSON-RPC response (or 202 for a
  * notification) whose id is the request's whenever it had a readable one.
  */
+import { Type } from '@sinclair/typebox'
 import fc from 'fast-check'
-import { ErrorCode, McpError, runAsTask, type HandlerContext, type ServerModule } from '../../lib/index.js'
+import { defineResources, defineTools, ErrorCode, McpError, runAsTask, type HandlerContext, type ServerModule } from '../../lib/index.js'
 
 export const MODERN = '2026-07-28'
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25', MODERN]
@@ -20,6 +21,35 @@ const METHODS = [
   'tasks/cancel', 'tasks/result', 'notifications/initialized', 'notifications/cancelled'
 ]
 const TOOLS = ['route', 'ask', 'task', 'bigint', 'cycle', 'toJson', 'throws', 'mcpError', 'plain', 'nope']
+/** Defined tools (issue 22): a string argument `value` per built-in format, a closed object, a recursive schema. */
+const FORMATS = ['email', 'date', 'time', 'date-time', 'uri', 'uri-reference', 'uuid', 'ipv4', 'ipv6', 'hostname', 'regex'] as const
+const DEFINED_TOOLS = [...FORMATS.map((format) => `format_${format}`), 'strict', 'tree']
+/** What the `files` resource answers if a value that walks a path ever reaches it (issue 22 item 9). */
+const PATH_WALKED = 'path-walked'
+/** URIs matched by the defined resources' templates, and hostile ones. */
+const URIS = ['file:///a', 'db://a.b.c', 'kv://a-b', 'files://notes.txt', 'files://..%2F..%2Fetc%2Fpasswd', 'files://..', 'files://a%00b', 'nowhere://x']
+
+/** Defined tools and resources whose checks run on client input: formats, templates, argument errors. */
+function definedParts () {
+  const ok = { content: [{ type: 'text' as const, text: 'ok' }] }
+  const Node = Type.Recursive((self) => Type.Object({ children: Type.Array(self) }))
+  const tools = defineTools({
+    ...Object.fromEntries(FORMATS.map((format) => [`format_${format}`, { input: Type.Object({ value: Type.String({ format }) }), handler: () => ok }])),
+    strict: { input: Type.Object({ n: Type.Integer() }, { additionalProperties: false }), handler: () => ok },
+    tree: { input: Type.Object({ value: Node }), handler: () => ok }
+  })
+  const resources = defineResources({
+    db: { uriTemplate: 'db://{schema}.{table}.{column}', read: () => 'ok' },
+    kv: { uriTemplate: 'kv://{key}-{value}', read: () => 'ok' },
+    files: {
+      uriTemplate: 'files://{name}',
+      read: ({ name }) => {
+        return /[/\\\u0000-\u001f]|^\.\.?$/.test(name) ? PATH_WALKED : 'ok'
+      }
+    }
+  })
+  return { tools, resources }
+}
 
 /** Tools that reach the paths the hostile review broke. */
 export function hostileModule (): ServerModule {
@@ -46,15 +76,21 @@ export function hostileModule (): ServerModule {
     mcpError: () => { throw new McpError(ErrorCode.InvalidParams, 'bad', { n: 1n }) },
     plain: (args) => ({ content: [{ type: 'text', text: typeof args.text === 'string' ? args.text.slice(0, 10) : 'x' }] })
   }
+  const defined = definedParts()
+  const definedNames = new Set(DEFINED_TOOLS)
   return {
-    listTools: () => ({ tools }),
-    callTool: ({ name, arguments: args }: { name: string, arguments?: Record<string, unknown> }, ctx: HandlerContext) => {
+    listTools: () => ({ tools: [...tools, ...defined.tools.listTools().tools] }),
+    callTool: (params: { name: string, arguments?: Record<string, unknown> }, ctx: HandlerContext) => {
+      const { name, arguments: args } = params
+      if (definedNames.has(name)) return defined.tools.callTool(params as never, ctx)
       const run = outputs[name]
       if (run === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${name.slice(0, 50)}`)
       return run(args !== null && typeof args === 'object' ? args : {}, ctx)
     },
     listResources: () => ({ resources: [{ uri: 'file:///a', name: 'a' }] }),
-    readResource: ({ uri }: { uri: string }) => ({ contents: [{ uri, text: 'a' }] }),
+    readResource: (params: { uri: string }, ctx: HandlerContext) => params.uri === 'file:///a'
+      ? { contents: [{ uri: params.uri, text: 'a' }] }
+      : defined.resources.readResource(params as never, ctx),
     listPrompts: () => ({ prompts: [{ name: 'p' }] }),
     getPrompt: () => ({ messages: [] }),
     complete: () => ({ completion: { values: [] } }),
@@ -68,6 +104,10 @@ const awkward: fc.Arbitrary<unknown> = fc.oneof(
   fc.jsonValue({ maxDepth: 2 }),
   fc.integer({ min: 1, max: 6000 }).map((depth) => ({ __deep: depth })),
   fc.integer({ min: 1, max: 70_000 }).map((n) => 'x'.repeat(n)),
+  // What made a format check or a template match backtrack (issue 22), and argument errors that grew with their input.
+  fc.tuple(fc.constantFrom('a@{.}@', 'a@{a.} ', '{1.}', '{:}', '{a-}!', '{\\p{L}}', '{(}', 'db://{a.}', 'kv://{-}', 'files://{..%2F}', '{%}'),
+    fc.integer({ min: 1, max: 20_000 })).map(([shape, n]) => shape.replace(/\{(.*)\}/, (_m, unit: string) => unit.repeat(n))),
+  fc.integer({ min: 1, max: 5000 }).map((n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`.padEnd(40, 'k'), i]))),
   fc.constantFrom(0, -1, 1.5, 2 ** 53, -(2 ** 60), 1e308, true, null, '', 'é', '=?base64?eA==?=', '=?base64?!!?=',
     'constructor', 'toString', '__proto__', [], {}, { constructor: 1 }, { toString: {} }, { hasOwnProperty: 'x' })
 )
@@ -88,7 +128,7 @@ const headerText = fc.oneof(
 )
 
 const mutation: fc.Arbitrary<Mutation> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant('arg' as const), key: fc.constantFrom('region', 'n', 'text', 'x'), value: awkward }) },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant('arg' as const), key: fc.constantFrom('region', 'n', 'text', 'x', 'value'), value: awkward }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('param' as const), key: fc.constantFrom('name', 'uri', 'arguments', 'notifications', 'taskId', 'inputResponses', 'requestState', 'cursor', 'protocolVersion', 'capabilities', 'clientInfo', 'level', 'extra'), value: awkward }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('meta' as const), key: fc.constantFrom('io.modelcontextprotocol/protocolVersion', 'io.modelcontextprotocol/clientCapabilities', 'io.modelcontextprotocol/clientInfo', 'io.modelcontextprotocol/logLevel', 'progressToken'), value: awkward }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('header' as const), name: fc.constantFrom('mcp-protocol-version', 'mcp-method', 'mcp-name', 'mcp-param-region', 'mcp-param-n', 'content-type', 'accept', 'origin', 'host', 'authorization'), value: fc.option(headerText, { nil: undefined }) }) },
@@ -132,14 +172,15 @@ function headerSafe (value: unknown): value is string {
 export const hostileRequest: fc.Arbitrary<HostileRequest> = fc.record({
   modern: fc.boolean(),
   method: fc.oneof({ weight: 5, arbitrary: fc.constantFrom(...METHODS) }, { weight: 1, arbitrary: fc.string({ maxLength: 12 }) }),
-  tool: fc.constantFrom(...TOOLS),
+  tool: fc.oneof({ weight: 3, arbitrary: fc.constantFrom(...TOOLS) }, { weight: 2, arbitrary: fc.constantFrom(...DEFINED_TOOLS) }),
+  uri: fc.constantFrom(...URIS),
   id: fc.oneof(fc.integer({ min: -1e6, max: 1e6 }), fc.string({ maxLength: 8 })),
   capabilities: fc.constantFrom(...CAPABILITIES),
   legacyVersion: fc.option(fc.constantFrom(...VERSIONS.slice(0, 4)), { nil: undefined }),
   mutations: fc.array(mutation, { maxLength: 3 })
-}).map(({ modern, method, tool, id, capabilities, legacyVersion, mutations }) => {
-  const args: Record<string, unknown> = { region: 'eu', n: 3, text: 'hi' }
-  const params: Record<string, unknown> = { name: tool, arguments: args, uri: 'file:///a' }
+}).map(({ modern, method, tool, uri, id, capabilities, legacyVersion, mutations }) => {
+  const args: Record<string, unknown> = { region: 'eu', n: 3, text: 'hi', value: 'ada@example.org' }
+  const params: Record<string, unknown> = { name: tool, arguments: args, uri }
   if (method === 'initialize') Object.assign(params, { protocolVersion: legacyVersion ?? '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } })
   if (method === 'subscriptions/listen') params.notifications = { toolsListChanged: true }
   if (method.startsWith('tasks/')) params.taskId = '00000000-0000-4000-8000-000000000000'
@@ -176,6 +217,9 @@ export const hostileRequest: fc.Arbitrary<HostileRequest> = fc.record({
   const body = raw ?? render(message)
   return { body, headers, ...readableId(body) }
 })
+
+/** The longest error text any answer may carry: a fixed text, quoted values of 64 characters, 10 problem lines. */
+const MAX_ERROR_TEXT = 4096
 
 /** What is wrong with one answer (empty when it is fine). */
 export function answerProblems (request: HostileRequest, status: number, contentType: string | undefined, body: string): string[] {
@@ -214,6 +258,10 @@ export function answerProblems (request: HostileRequest, status: number, content
   }
   if (early && Object.hasOwn(json, 'id')) problems.push('an id on a rejection that could not read one')
   if (hasError && /internal detail|getter exploded/.test(json.error.message)) problems.push('internal text leaked')
+  // Error texts quote at most 64 characters of a client's value and list at most 10 problems (issue 22 item 8).
+  const errorText: unknown = hasError ? json.error.message : json.result?.isError === true ? json.result.content?.[0]?.text : undefined
+  if (typeof errorText === 'string' && errorText.length > MAX_ERROR_TEXT) problems.push(`an error text of ${errorText.length} characters`)
+  if (text.includes(PATH_WALKED)) problems.push('a template value that walks a path reached the handler')
   return problems
 }
 
