@@ -51,9 +51,9 @@ export interface ToolDefinition<I = ObjectSchema, O = unknown> {
   title?: string
   description?: string
   /** The arguments: an object schema (TypeBox, Standard Schema with JSON Schema, or plain JSON Schema; default: no arguments). */
-  input?: Checked<I>
+  input?: I
   /** The structured result: an object schema; the handler then returns data of that shape. */
-  output?: Checked<O>
+  output?: O
   annotations?: ToolAnnotations
   icons?: Icon[]
   _meta?: JsonObject
@@ -141,7 +141,7 @@ export function defineTools<
   // Inferred per tool: the input schema (I) and the output schema (O) of each name.
   const I extends { [K in keyof I]: unknown },
   const O extends { [K in keyof I]: unknown }
-> (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: O[K] } }): DefinedTools {
+> (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: Checked<O[K]> } } & { [K in keyof I]: { input?: Checked<I[K]> } }): DefinedTools {
   if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
   const listed: Tool[] = []
   const table = new Map<string, CompiledTool>()

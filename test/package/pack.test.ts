@@ -32,18 +32,23 @@ t.setTimeout(1_800_000)
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
-/** npm's own lifecycle variables would point a nested npm at this checkout. */
-function childEnv (): NodeJS.ProcessEnv {
+/**
+ * npm's own lifecycle variables would point a nested npm at this checkout;
+ * `bare` also drops NODE_OPTIONS (tap's loaders, which break an ES module
+ * `tsc` such as TypeScript 7's), for the consumer's compilers and programs.
+ */
+function childEnv (bare = false): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const key of Object.keys(env)) {
     if (/^npm_(package_|lifecycle_|command$)/.test(key) || key === 'npm_config_local_prefix' || key === 'INIT_CWD') delete env[key]
   }
+  if (bare) delete env.NODE_OPTIONS
   return env
 }
 
-function run (command: string, args: string[], cwd: string): Promise<Run> {
+function run (command: string, args: string[], cwd: string, bare = false): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: childEnv(), timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env: childEnv(bare), timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null
       resolve({ code, stdout, stderr })
     })
@@ -293,7 +298,8 @@ console.log(JSON.stringify(out))`], app)
     lines.push(`import * as e${i} from '${entry}'`)
     lines.push(`export const all${i} = { ...e${i} }`)
     for (const name of functions[entry] ?? []) {
-      lines.push(`export const f${i}_${name} = (...args: Parameters<typeof e${i}.${name}>) => e${i}.${name}(...args)`)
+      // any arguments (a generic function's erased Parameters can be never); the return type is the one inferred for the call
+      lines.push(`export const f${i}_${name} = (...args: any[]) => (e${i}.${name} as (...a: any[]) => ReturnType<typeof e${i}.${name}>)(...args)`)
     }
   })
   return lines.join('\n') + '\n'
@@ -475,12 +481,12 @@ t.test('tsc --strict, declaration: true, skipLibCheck: false: every project kind
   const queue = [...jobs]
   await Promise.all([0, 1].map(async () => {
     for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
-      const r = await run(process.execPath, [job.tsc, '-p', job.config], job.dir)
+      const r = await run(process.execPath, [job.tsc, '-p', job.config], job.dir, true)
       t.equal(r.code, 0, `${job.label}: no error`, { output: show(r) })
       const emitted = join(job.dir, job.out, 'consumer.d.ts')
       t.ok(existsSync(emitted) && statSync(emitted).size > 0, `${job.label}: declarations emitted`)
       if (!job.runs || r.code !== 0) continue
-      const ran = await run(process.execPath, [join(job.out, 'run.js')], job.dir)
+      const ran = await run(process.execPath, [join(job.out, 'run.js')], job.dir, true)
       t.equal(ran.code, 0, `${job.label}: the compiled tools run`, { output: show(ran) })
       if (ran.code === 0) t.strictSame(JSON.parse(ran.stdout), EXPECTED_RUN, `${job.label}: each library validated and answered`)
     }
