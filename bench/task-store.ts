@@ -105,6 +105,8 @@ async function endpointRound (store: ((limits: TaskLimits) => TaskStore) | undef
     },
     serverInfo: { name: 'bench-tasks', version: '1.0.0' },
     tasks: true,
+    // A shared store needs the shared requestState key (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
+    requestStateSecret: 'bench-task-store-request-state-secret-0123456789',
     taskOptions: { ...LIMITS, ...(store !== undefined && { store }) }
   } as never)
   const ids: string[] = []

@@ -1,10 +1,11 @@
 /**
  * How the examples run as one of several instances: `REDIS_URL` puts the
  * shared parts (event bus, task store, legacy answer router) on that Redis,
- * under `REDIS_PREFIX` (default `mcp:`), and `MCP_REQUEST_STATE_SECRET` is
- * the key every instance signs `requestState` with (required with Redis).
- * Without them the example runs in memory, on its own. The `./redis` entry
- * (and ioredis) is loaded only when `REDIS_URL` is set.
+ * or `REDIS_CLUSTER_NODES` (comma-separated `redis://host:port` URLs of some
+ * nodes) on a Redis Cluster, under `REDIS_PREFIX` (default `mcp:`), and
+ * `MCP_REQUEST_STATE_SECRET` is the key every instance signs `requestState`
+ * with (required with Redis). Without them the example runs in memory, on
+ * its own. The `./redis` entry (and ioredis) is loaded only when Redis is set.
  */
 import type { McpCapabilitiesOptions } from '../lib/index.js'
 
@@ -13,10 +14,12 @@ export async function scaleFromEnv (env: NodeJS.ProcessEnv = process.env): Promi
   const secret = env.MCP_REQUEST_STATE_SECRET
   if (secret !== undefined && secret !== '') options.requestStateSecret = secret
   const url = env.REDIS_URL
-  if (url !== undefined && url !== '') {
+  const nodes = env.REDIS_CLUSTER_NODES
+  if ((url !== undefined && url !== '') || (nodes !== undefined && nodes !== '')) {
     const { redisScale } = await import('../lib/redis/index.js')
     const prefix = env.REDIS_PREFIX
-    options.scale = redisScale(prefix !== undefined && prefix !== '' ? { url, prefix } : { url })
+    const where = url !== undefined && url !== '' ? { url } : { cluster: { nodes: (nodes as string).split(',').map((node) => node.trim()) } }
+    options.scale = redisScale(prefix !== undefined && prefix !== '' ? { ...where, prefix } : where)
   }
   return options
 }

@@ -42,6 +42,7 @@ import { type EventBus, type McpEvent, MemoryEventBus } from './parts/event-bus.
 import { claimParts } from './parts/claims.js'
 import type { JsonObject } from './protocol/jsonrpc.js'
 import { callerOf } from './auth/caller.js'
+import { cancelNotified } from './handler/in-flight.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
 const SCALE_READY_LIMIT_MS = 30_000
@@ -139,10 +140,16 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         break
     }
   })
+  // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
+  const stopGapListening = bus.onReconnect?.(() => {
+    const sent = subscriptions.notifyAllMayHaveChanged()
+    fastify.log.info({ notifications: sent }, 'MCP event bus reconnected: listen streams told that lists and resources may have changed')
+  }) ?? (() => {})
   let partsClosed: Promise<void> | undefined
   const closeParts = (): Promise<void> => {
     partsClosed ??= (async () => {
       stopListening()
+      stopGapListening()
       await Promise.all([bus.close(), router.close()])
     })()
     return partsClosed
@@ -256,6 +263,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       // A client's answer to a legacy server-to-client request: waited for here, or routed to the instance that waits.
       answer = pending.settle(request.body, callerOf(request)) ? sendAccepted(reply) : routeAnswer(request, reply)
     } else if (message.kind === 'notification') {
+      if (message.method === 'notifications/cancelled') cancelNotified(state.inFlight, callerOf(request), message.params, request.log)
       answer = sendAccepted(reply)
     } else if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) {
       answer = denied

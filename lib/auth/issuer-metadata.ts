@@ -5,13 +5,29 @@
  * OpenID issuers with a path). A document counts only when its `issuer` is
  * exactly the issuer asked for (RFC 8414 section 3.3).
  */
+import { MAX_METADATA_BYTES, readBounded } from './bounded-fetch.js'
+
+/** A host on this machine: `localhost` (and its subdomains), 127.0.0.1, [::1]. */
+export function isLoopback (url: URL): boolean {
+  const host = url.hostname
+  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.endsWith('.localhost')
+}
 
 /** Loopback hosts may use plain http (local development and tests); everything else must be https. */
 export function isSecureOrLoopback (url: URL): boolean {
   if (url.protocol === 'https:') return true
-  if (url.protocol !== 'http:') return false
-  const host = url.hostname
-  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.endsWith('.localhost')
+  return url.protocol === 'http:' && isLoopback(url)
+}
+
+/**
+ * Whether an issuer's metadata may send the key-set fetch to `jwksUri`:
+ * https, and on a loopback host only for an issuer on loopback itself (a
+ * remote server's document must not point this process at its own local
+ * services, such as `http://127.0.0.1:6379/`).
+ */
+export function isAllowedJwksUri (jwksUri: URL, issuer: URL): boolean {
+  if (!isSecureOrLoopback(jwksUri)) return false
+  return !isLoopback(jwksUri) || isLoopback(issuer)
 }
 
 /** The metadata URLs to try for an issuer, in order. */
@@ -31,9 +47,6 @@ export interface DiscoveryOptions {
   timeoutMs: number
 }
 
-/** Largest metadata document read (they are a few KiB). */
-const MAX_METADATA_BYTES = 256 * 1024
-
 async function fetchJson (url: URL, options: DiscoveryOptions): Promise<{ status: number, body?: unknown }> {
   const response = await options.fetch(url, {
     headers: { accept: 'application/json' },
@@ -44,9 +57,8 @@ async function fetchJson (url: URL, options: DiscoveryOptions): Promise<{ status
     await response.body?.cancel()
     return { status: response.status }
   }
-  const text = await response.text()
-  if (text.length > MAX_METADATA_BYTES) return { status: response.status }
-  return { status: response.status, body: JSON.parse(text) as unknown }
+  const bytes = await readBounded(response, MAX_METADATA_BYTES, url.href)
+  return { status: response.status, body: JSON.parse(new TextDecoder().decode(bytes)) as unknown }
 }
 
 /** The issuer's JWKS URL; rejects with every attempt's failure when none of the documents will do. */
@@ -69,8 +81,8 @@ export async function discoverJwksUri (issuer: string, options: DiscoveryOptions
         continue
       }
       const jwksUri = new URL(doc.jwks_uri)
-      if (!isSecureOrLoopback(jwksUri)) {
-        failures.push(`${candidate.href}: jwks_uri ${jwksUri.href} is not https`)
+      if (!isAllowedJwksUri(jwksUri, candidate)) {
+        failures.push(`${candidate.href}: jwks_uri ${jwksUri.href} refused (https only; a loopback host only for a loopback issuer)`)
         continue
       }
       return jwksUri

@@ -1,7 +1,8 @@
 /**
  * Built-in access-token verification for JWTs (RFC 9068 style) with `jose`:
- * signature against the issuer's JWKS (found through its metadata, fetched,
- * cached and refetched when a token names an unknown `kid`), issuer,
+ * signature against the issuer's JWKS (found through its metadata, fetched
+ * with a size cap, cached, refetched when a token names an unknown `kid`,
+ * and not fetched again for a pause after a failure), issuer,
  * audience (this resource), expiry (required) and not-before with a small
  * clock tolerance, and an allow-list of algorithms: asymmetric only, so
  * `alg: none` and an HMAC "signed" with a public key never pass.
@@ -9,17 +10,26 @@
  * `jose` is an optional peer dependency, loaded only when this verifier is
  * used (see plugin registration).
  */
+import type { JWTVerifyGetKey } from 'jose'
 import { InvalidTokenError, scopesFromClaim, type VerifiedAccessToken, VerifierUnavailableError } from './verified-token.js'
 import { discoverJwksUri } from './issuer-metadata.js'
 import type { JwtSettings } from './jwt-settings.js'
+import { boundedFetch, MAX_KEY_SET_BYTES } from './bounded-fetch.js'
 
 export { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-settings.js'
 
 type Jose = typeof import('jose')
-type KeySet = ReturnType<Jose['createRemoteJWKSet']> | ReturnType<Jose['createLocalJWKSet']>
+type RemoteKeySet = ReturnType<Jose['createRemoteJWKSet']>
+type LocalKeySet = ReturnType<Jose['createLocalJWKSet']>
+/** What `jwtVerify` takes: the key for a token's header. */
+type KeySet = JWTVerifyGetKey
 
-/** After a failed discovery, requests get the same failure for this long before it is tried again. */
-const DISCOVERY_RETRY_MS = 5000
+/**
+ * After a failed discovery or key-set fetch, requests get the same failure
+ * for this long before it is tried again: an outage costs one fetch per
+ * pause, not one per request (any token naming the issuer would do).
+ */
+export const RETRY_AFTER_FAILURE_MS = 5000
 /** Keep a fetched JWKS this long at most. */
 const JWKS_MAX_AGE_MS = 10 * 60_000
 
@@ -57,20 +67,62 @@ function claimString (payload: Record<string, unknown>, name: string): string | 
   return typeof value === 'string' ? value : undefined
 }
 
-export function createJwtVerifier (jose: Jose, settings: JwtSettings, fetchFn: typeof globalThis.fetch = globalThis.fetch): (token: string) => Promise<VerifiedAccessToken> {
+/** `jose`'s code for a key set that has no key the token names. */
+const NO_MATCHING_KEY = 'ERR_JWKS_NO_MATCHING_KEY'
+
+export function createJwtVerifier (jose: Jose, settings: JwtSettings, fetchFn: typeof globalThis.fetch = globalThis.fetch, now: () => number = Date.now): (token: string) => Promise<VerifiedAccessToken> {
   const allowed = new Set(settings.algorithms)
   const keySets = new Map<string, { keys?: KeySet, pending?: Promise<KeySet>, failure?: Error, failedAt?: number }>()
+  const fetchKeySet = boundedFetch(fetchFn, MAX_KEY_SET_BYTES)
   const fixed: KeySet | undefined = settings.jwks !== undefined
     ? jose.createLocalJWKSet(settings.jwks as Parameters<Jose['createLocalJWKSet']>[0])
     : settings.jwksUri !== undefined ? remote(settings.jwksUri) : undefined
 
   function remote (url: URL): KeySet {
-    return jose.createRemoteJWKSet(url, {
+    return pausedAfterFailure(url, jose.createRemoteJWKSet(url, {
       timeoutDuration: settings.fetchTimeoutMs,
       cooldownDuration: settings.jwksCooldownMs,
       cacheMaxAge: JWKS_MAX_AGE_MS,
-      [jose.customFetch]: fetchFn
-    })
+      [jose.customFetch]: fetchKeySet
+    }))
+  }
+
+  /**
+   * `jose`'s remote key set fetches again on every lookup while its fetch
+   * fails. This one remembers the failure: for the pause, keys fetched
+   * before still serve (while fresh), and a lookup that would need a fetch
+   * gets the failure (503) without one.
+   */
+  function pausedAfterFailure (url: URL, keys: RemoteKeySet): KeySet {
+    let failure: VerifierUnavailableError | undefined
+    let failedAt = 0
+    /** The keys `jose` still holds from its last good fetch, looked up without fetching during the pause. */
+    let cached: LocalKeySet | undefined
+    return async function keyFor (header, token) {
+      if (failure !== undefined && now() - failedAt < RETRY_AFTER_FAILURE_MS) {
+        if (cached === undefined || !keys.fresh) throw failure
+        try {
+          return await cached(header, token)
+        } catch (err) {
+          throw (err as { code?: unknown }).code === NO_MATCHING_KEY ? failure : err
+        }
+      }
+      try {
+        const key = await keys(header, token)
+        failure = undefined
+        return key
+      } catch (err) {
+        const reason = translate(err)
+        if (reason instanceof VerifierUnavailableError) {
+          failure = new VerifierUnavailableError(`The JWKS at ${url.href} could not be fetched`, { cause: err })
+          failedAt = now()
+          const jwks = keys.fresh ? keys.jwks() : undefined
+          cached = jwks === undefined ? undefined : jose.createLocalJWKSet(jwks)
+          throw failure
+        }
+        throw err
+      }
+    }
   }
 
   /** The issuer's key set, discovered once (one discovery at a time; a failure is retried after a pause). */
@@ -80,7 +132,7 @@ export function createJwtVerifier (jose: Jose, settings: JwtSettings, fetchFn: t
     if (slot === undefined) keySets.set(issuer, slot = {})
     if (slot.keys !== undefined) return slot.keys
     if (slot.pending !== undefined) return slot.pending
-    if (slot.failure !== undefined && Date.now() - (slot.failedAt ?? 0) < DISCOVERY_RETRY_MS) throw slot.failure
+    if (slot.failure !== undefined && now() - (slot.failedAt ?? 0) < RETRY_AFTER_FAILURE_MS) throw slot.failure
     const entry = slot
     entry.pending = discoverJwksUri(issuer, { fetch: fetchFn, timeoutMs: settings.fetchTimeoutMs }).then((uri) => {
       entry.keys = remote(uri)
@@ -90,7 +142,7 @@ export function createJwtVerifier (jose: Jose, settings: JwtSettings, fetchFn: t
     }, (err: unknown) => {
       entry.pending = undefined
       entry.failure = new VerifierUnavailableError(`Authorization server metadata unavailable for ${issuer}`, { cause: err })
-      entry.failedAt = Date.now()
+      entry.failedAt = now()
       throw entry.failure
     })
     return entry.pending

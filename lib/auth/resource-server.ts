@@ -18,7 +18,7 @@ import {
   VerifierUnavailableError
 } from './verified-token.js'
 import type { ResolvedAuthorization } from './authorization-options.js'
-import { bearerCandidate, isB64Token } from './bearer-token.js'
+import { bearerCandidate, EMPTY_BEARER, isB64Token } from './bearer-token.js'
 import { bearerChallenge } from './challenge.js'
 import { buildMetadata, metadataPath, metadataUrl, type ProtectedResourceMetadata } from './protected-resource-metadata.js'
 import { TokenCache } from './token-cache.js'
@@ -114,7 +114,7 @@ export class ResourceServer {
     }
     const token = bearerCandidate(header)
     if (token === undefined) return this.#missing
-    if (token === null) return this.#malformed()
+    if (token === EMPTY_BEARER) return this.#invalid('The access token is empty')
     // Only well-formed tokens are ever cached, so a hit needs no syntax check.
     const known = this.#cache.get(token)
     if (known !== undefined) {
@@ -122,10 +122,15 @@ export class ResourceServer {
       return this.#withRequired(known)
     }
     if (!isB64Token(token)) return this.#malformed()
-    let pending = this.#pending.get(token)
-    if (pending === undefined) {
-      // One verification per token at a time: a burst of requests with a new token shares it.
-      pending = this.#verifyNew(token, request).finally(() => this.#pending.delete(token as string))
+    let pending: Promise<AuthVerdict> | undefined
+    if (this.settings.tokenCache.maxEntries === 0) {
+      // `tokenCache: false`: every request is verified on its own, so a verifier that
+      // looks at the request (a DPoP proof, a client certificate) sees each one.
+      pending = this.#verifyNew(token, request)
+    } else if ((pending = this.#pending.get(token)) === undefined) {
+      // One verification per token at a time: a burst of requests with a new token shares it
+      // (the cache's contract: a verdict depends on the token alone).
+      pending = this.#verifyNew(token, request).finally(() => this.#pending.delete(token))
       this.#pending.set(token, pending)
     }
     return pending.then((verdict) => {

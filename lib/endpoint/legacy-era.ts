@@ -18,6 +18,7 @@ import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { invokeHandler, whenSettled } from '../handler/invoke.js'
+import { CANCELLED } from '../handler/in-flight.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
@@ -133,10 +134,12 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
     const started = invokeHandler(options.server, route, params, ctx, state.resultCheck)
     // A handler still running is bounded: timed out, or stopped when the server closes.
-    const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
+    // Its caller may cancel it by id (notifications/cancelled); nobody else can.
+    const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason), { caller: callerOf(request), id }) : started
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
     // A setLevel answer waits for the level to reach the other instances (a promise within the promise: flattened).
     return whenSettled(filtered, (outcome): FastifyReply | Promise<FastifyReply> => {
+      if (outcome === CANCELLED) return stream.endWithoutResponse()
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
         request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')

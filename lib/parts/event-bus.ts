@@ -42,6 +42,15 @@ export interface EventBus {
    * rejects when it cannot. The endpoint awaits it at registration, bounded.
    */
   ready?: () => Promise<void>
+  /**
+   * Optional, for a shared bus that can be cut off: calls `listener` each
+   * time the bus delivers again after an interruption, during which events
+   * may have been lost (published elsewhere while this instance could not
+   * hear, or not sent from here). The endpoint then tells its own listen
+   * streams that their lists and resources may have changed. Returns the
+   * function that stops it.
+   */
+  onReconnect?: (listener: () => void) => () => void
 }
 
 const LISTS: ReadonlySet<unknown> = new Set(['tools', 'prompts', 'resources'])

@@ -14,7 +14,9 @@
  *
  * `redisScale()` makes one connection pair (commands and subscriber) shared
  * by its parts; the endpoint closes them when the app closes. Each part can
- * also be built and given alone.
+ * also be built and given alone. On a Redis Cluster:
+ * `redisScale({ cluster: { nodes: ['redis://host:port', ...] } })`, or
+ * `{ client: new Cluster(...) }`.
  */
 import type { AnswerRouter } from '../parts/answer-router.js'
 import type { EventBus } from '../parts/event-bus.js'
@@ -27,7 +29,7 @@ import { redisTaskStore } from './redis-task-store.js'
 export { RedisAnswerRouter } from './redis-answer-router.js'
 export {
   DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX,
-  RedisConnection, type RedisConnectionOptions, type MessageHandler, RedisUnavailableError
+  RedisConnection, type RedisConnectionOptions, type RedisClient, type RedisClusterOptions, type MessageHandler, RedisUnavailableError
 } from './redis-connection.js'
 export { RedisEventBus } from './redis-event-bus.js'
 export { RedisTaskStore, redisTaskStore } from './redis-task-store.js'
@@ -40,7 +42,7 @@ export interface RedisScale {
   taskStore: TaskStoreFactory
 }
 
-/** The event bus, the legacy answer router and the task store on one Redis (`url` or an ioredis `client`), under one key `prefix`. */
+/** The event bus, the legacy answer router and the task store on one Redis or cluster (`url`, `cluster` or an ioredis `client`), under one key `prefix`. */
 export function redisScale (options: RedisConnectionOptions): RedisScale {
   const connection = new RedisConnection(options)
   return {

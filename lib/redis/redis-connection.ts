@@ -1,21 +1,28 @@
 /**
  * The Redis connections the shared parts use: one for commands and one in
  * subscriber mode (a connection that subscribes can run nothing else). Given
- * a URL, both are made here with settings that fail fast while Redis is away;
- * given an ioredis client, it runs the commands as it is and the subscriber
- * is its `duplicate()`, so TLS, ACL user, password and sentinel settings carry
- * over to it.
+ * a URL (one Redis) or cluster nodes, both are made here with settings that
+ * fail fast while Redis is away; given an ioredis client (`Redis`, sentinel
+ * or `Cluster`), it runs the commands as it is and the subscriber is its
+ * `duplicate()`, so TLS, ACL user, password and sentinel settings carry over.
+ *
+ * On a Redis Cluster, channels are sharded (SSUBSCRIBE/SPUBLISH: each
+ * message travels only within the shard that owns its channel's slot) when
+ * the servers have it (Redis 7 and later, Valkey), classic pub/sub (every
+ * message broadcast to every node) otherwise; `publish` and `subscribe` pick.
  *
  * Both reconnect on their own. Channel subscriptions are counted per channel:
  * the first listener subscribes, the last one gone unsubscribes, so nothing
  * accumulates on the server however often parts come and go, and ioredis
- * subscribes again to what is left after a reconnect.
+ * subscribes again to what is left after a reconnect. `onReconnect` tells the
+ * parts when a connection that was lost is back (messages may have been
+ * missed meanwhile).
  *
  * Commands run through `run`, which refuses at once while the command
  * connection is down and bounds the rest by `commandTimeoutMs`: a request
  * needing Redis gets an error quickly, never a hang.
  */
-import { Redis, type RedisOptions } from 'ioredis'
+import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 
 export const DEFAULT_KEY_PREFIX = 'mcp:'
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
@@ -24,12 +31,34 @@ export const DEFAULT_COMMAND_TIMEOUT_MS = 2_000
 const MAX_RECONNECT_DELAY_MS = 1_000
 const QUIT_TIMEOUT_MS = 1_000
 
+/** A client the parts run commands on: one Redis (or sentinel-managed), or a Redis Cluster. */
+export type RedisClient = Redis | Cluster
+
+/** A Redis Cluster to connect to. */
+export interface RedisClusterOptions {
+  /**
+   * Some of the cluster's nodes as `redis://[[user]:password@]host:port` or
+   * `rediss://...` (TLS) URLs; the client finds the others. User, password
+   * and TLS are taken from the first URL and used for every node.
+   */
+  nodes: string[]
+}
+
 export interface RedisConnectionOptions {
-  /** `redis://[[user]:password@]host[:port][/db]` or `rediss://...` (TLS). One of `url` and `client` is required. */
+  /** `redis://[[user]:password@]host[:port][/db]` or `rediss://...` (TLS). Exactly one of `url`, `cluster` and `client` is required. */
   url?: string
-  /** An existing ioredis client: used for commands as it is (never closed here); its `duplicate()` subscribes. */
-  client?: Redis
-  /** Prepended to every key and channel, so several apps can share one Redis; default `mcp:`. */
+  /** A Redis Cluster (or Valkey cluster): its nodes' URLs. */
+  cluster?: RedisClusterOptions
+  /**
+   * An existing ioredis client (`new Redis(...)`, a sentinel client, or `new
+   * Cluster(...)`): used for commands as it is (never closed here); its
+   * `duplicate()` subscribes.
+   */
+  client?: RedisClient
+  /**
+   * Prepended to every key and channel, so several apps can share one Redis;
+   * default `mcp:`. No `{` or `}`: the parts add their own hash tags.
+   */
   prefix?: string
   /** Bound on waiting for Redis at registration in ms; default 5000. */
   connectTimeoutMs?: number
@@ -60,7 +89,7 @@ function positiveMs (name: string, value: unknown, fallback: number): number {
 }
 
 /** Where the connection goes, for messages (never its password). */
-function describe (url: string | undefined, client: Redis): string {
+function describe (url: string | undefined, client: RedisClient): string {
   if (url !== undefined) {
     try {
       const parsed = new URL(url)
@@ -69,41 +98,83 @@ function describe (url: string | undefined, client: Redis): string {
       return 'the configured Redis URL'
     }
   }
+  if (isCluster(client)) {
+    const startup = (client as unknown as { startupNodes: ClusterNode[] }).startupNodes
+    const nodes = startup.map((node) => typeof node === 'object' ? `${node.host ?? '?'}:${node.port ?? '?'}` : String(node).replace(/\/\/[^@/]*@/, '//'))
+    return `the Redis Cluster at ${nodes.join(', ')}`
+  }
   const { host, port, path } = client.options
   return path !== undefined && path !== null && path !== '' ? `redis at ${path}` : `redis at ${host ?? '?'}:${port ?? '?'}`
 }
 
-function isClient (value: unknown): value is Redis {
+function isClient (value: unknown): value is RedisClient {
   return value !== null && typeof value === 'object' && typeof (value as Redis).duplicate === 'function' &&
     typeof (value as Redis).publish === 'function'
 }
+
+function isCluster (client: RedisClient): client is Cluster {
+  return (client as Cluster).isCluster === true
+}
+
+const REDIS_URL = /^rediss?:\/\//
+
+/** The ioredis Cluster for `cluster.nodes`: startup nodes, and the user, password and TLS of the first URL. */
+function clusterFrom (cluster: RedisClusterOptions, options: ClusterOptions): Cluster {
+  if (cluster === null || typeof cluster !== 'object' || !Array.isArray(cluster.nodes) || cluster.nodes.length === 0 ||
+    !cluster.nodes.every((url) => typeof url === 'string' && REDIS_URL.test(url) && URL.canParse(url))) {
+    throw new TypeError('redis option "cluster": expected { nodes: [redis:// or rediss:// URLs of some cluster nodes] }')
+  }
+  const startup: ClusterNode[] = cluster.nodes.map((url) => {
+    const parsed = new URL(url)
+    return { host: parsed.hostname, port: parsed.port === '' ? 6379 : Number(parsed.port) }
+  })
+  const first = new URL(cluster.nodes[0] as string)
+  const redisOptions: RedisOptions = { ...options.redisOptions }
+  if (first.username !== '') redisOptions.username = decodeURIComponent(first.username)
+  if (first.password !== '') redisOptions.password = decodeURIComponent(first.password)
+  if (first.protocol === 'rediss:') redisOptions.tls = {}
+  return new Cluster(startup, { ...options, redisOptions })
+}
+
+/** How channels are subscribed and published: classic, or sharded on a cluster whose servers have it. */
+type PubSubMode = 'classic' | 'sharded'
 
 export class RedisConnection {
   readonly prefix: string
   readonly connectTimeoutMs: number
   readonly commandTimeoutMs: number
-  /** The command connection (the given client, or one made from the URL). */
-  readonly commands: Redis
-  readonly #subscriber: Redis
+  /** The command connection (the given client, or one made from the URL or cluster nodes). */
+  readonly commands: RedisClient
+  /** True on a Redis Cluster: keys that meet in one script share a hash tag. */
+  readonly cluster: boolean
+  #subscriber: RedisClient | undefined
+  #mode: Promise<PubSubMode> | undefined
   readonly #ownsCommands: boolean
   readonly #where: string
   readonly #channels = new Map<string, Set<MessageHandler>>()
+  readonly #reconnectHandlers = new Set<() => void>()
   #lastError: Error | undefined
   #users = 0
   /** Set once the command connection was ready: from then on an outage fails commands at once. */
   #connectedOnce = false
+  /** A connection that had been up went down; the next `ready` is a reconnection. */
+  #lost = false
   #closed: Promise<void> | undefined
 
   constructor (options: RedisConnectionOptions) {
-    if (options === null || typeof options !== 'object') throw new TypeError('redis: expected options { url } or { client }')
-    const { url, client } = options
-    if ((url === undefined) === (client === undefined)) throw new TypeError('redis: give exactly one of "url" (a redis:// URL) and "client" (an ioredis client)')
-    if (url !== undefined && (typeof url !== 'string' || !/^rediss?:\/\//.test(url) || !URL.canParse(url))) {
+    if (options === null || typeof options !== 'object') throw new TypeError('redis: expected options { url }, { cluster } or { client }')
+    const { url, client, cluster } = options
+    if ([url, client, cluster].filter((given) => given !== undefined).length !== 1) {
+      throw new TypeError('redis: give exactly one of "url" (a redis:// URL), "cluster" ({ nodes: [URLs] }) and "client" (an ioredis client)')
+    }
+    if (url !== undefined && (typeof url !== 'string' || !REDIS_URL.test(url) || !URL.canParse(url))) {
       throw new TypeError('redis option "url": expected a redis:// or rediss:// URL')
     }
-    if (client !== undefined && !isClient(client)) throw new TypeError('redis option "client": expected an ioredis client')
+    if (client !== undefined && !isClient(client)) throw new TypeError('redis option "client": expected an ioredis client (Redis or Cluster)')
     const prefix = options.prefix ?? DEFAULT_KEY_PREFIX
     if (typeof prefix !== 'string') throw new TypeError('redis option "prefix": expected a string')
+    // A brace would change which part of a key Redis Cluster hashes, and so where the parts' keys meet.
+    if (/[{}]/.test(prefix)) throw new TypeError('redis option "prefix": must not contain "{" or "}" (the parts add their own hash tags)')
     this.prefix = prefix
     this.connectTimeoutMs = positiveMs('connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS)
     this.commandTimeoutMs = positiveMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS)
@@ -122,28 +193,20 @@ export class RedisConnection {
         connectTimeout: this.connectTimeoutMs,
         retryStrategy: reconnectDelay
       }
-      this.commands = new Redis(url as string, own)
+      this.commands = cluster !== undefined
+        ? clusterFrom(cluster, { lazyConnect: true, enableOfflineQueue: false, clusterRetryStrategy: reconnectDelay, redisOptions: own })
+        : new Redis(url as string, own)
       // Ours to log nothing by default: an error event without a listener would print on every retry.
       this.commands.on('error', onError)
       this.#ownsCommands = true
     }
+    this.cluster = isCluster(this.commands)
     this.#where = describe(url, this.commands)
     if (this.commands.status === 'ready') this.#connectedOnce = true
     else this.commands.once('ready', () => { this.#connectedOnce = true })
-    this.#subscriber = this.commands.duplicate({
-      lazyConnect: true,
-      // SUBSCRIBE sent while reconnecting waits for the connection; ioredis subscribes again after each reconnect.
-      enableOfflineQueue: true,
-      autoResubscribe: true,
-      maxRetriesPerRequest: null,
-      retryStrategy: reconnectDelay
-    })
-    this.#subscriber.on('error', onError)
-    this.#subscriber.on('message', (channel: string, message: string) => {
-      const handlers = this.#channels.get(channel)
-      if (handlers === undefined) return
-      for (const handler of handlers) handler(message)
-    })
+    this.#watch(this.commands)
+    // One Redis: classic pub/sub on a duplicate, made now. A cluster: made once its servers tell whether they shard channels.
+    if (!this.cluster) this.#subscriber = this.#makeSubscriber('classic')
   }
 
   /** Where this connects to (no credentials), for messages. */
@@ -170,14 +233,25 @@ export class RedisConnection {
   /** Resolves once both connections are up, or rejects after `connectTimeoutMs`. */
   async ready (): Promise<void> {
     const deadline = Date.now() + this.connectTimeoutMs
-    await Promise.all([this.#whenReady(this.commands, deadline), this.#whenReady(this.#subscriber, deadline)])
+    await this.#whenReady(this.commands, deadline)
+    await this.#whenReady(await this.#subscriberMade(deadline), deadline)
+  }
+
+  /**
+   * Calls `handler` each time a connection that was lost is ready again
+   * (messages published meanwhile were not received, or not sent); returns
+   * the function that stops it.
+   */
+  onReconnect (handler: () => void): () => void {
+    this.#reconnectHandlers.add(handler)
+    return () => { this.#reconnectHandlers.delete(handler) }
   }
 
   /**
    * Runs `command` on the command connection: refused at once while it is
    * down, and rejected with RedisUnavailableError after `commandTimeoutMs`.
    */
-  run<T> (command: (redis: Redis) => Promise<T>): Promise<T> {
+  run<T> (command: (redis: RedisClient) => Promise<T>): Promise<T> {
     if (this.#closed !== undefined) return Promise.reject(new RedisUnavailableError('The Redis connection is closed'))
     if (this.commands.status !== 'ready') {
       // Not connected yet (first use before ready()): connect first, bounded by connectTimeoutMs.
@@ -201,9 +275,10 @@ export class RedisConnection {
     })
   }
 
-  /** PUBLISH through `run`; resolves with the number of subscribers that received it. */
-  publish (channel: string, message: string): Promise<number> {
-    return this.run((redis) => redis.publish(channel, message))
+  /** PUBLISH (SPUBLISH on a sharding cluster) through `run`; resolves with the number of subscribers that received it. */
+  async publish (channel: string, message: string): Promise<number> {
+    const mode = await this.#pubSubMode(Date.now() + this.connectTimeoutMs)
+    return await this.run(async (redis) => Number(mode === 'sharded' ? await redis.spublish(channel, message) : await redis.publish(channel, message)))
   }
 
   /**
@@ -218,16 +293,23 @@ export class RedisConnection {
     if (handlers === undefined) this.#channels.set(channel, handlers = new Set())
     const entry: MessageHandler = (message) => handler(message)
     handlers.add(entry)
+    let sharded = false
     const unsubscribe = (): void => {
       const current = this.#channels.get(channel)
       if (current === undefined || !current.delete(entry) || current.size > 0) return
       this.#channels.delete(channel)
-      if (this.#closed === undefined) this.#subscriber.unsubscribe(channel).catch(() => {})
+      const subscriber = this.#subscriber
+      if (this.#closed === undefined && subscriber !== undefined) {
+        (sharded ? subscriber.sunsubscribe(channel) : subscriber.unsubscribe(channel)).catch(() => {})
+      }
     }
     if (first) {
-      if (this.#subscriber.status === 'wait') this.#subscriber.connect().catch(() => {})
       try {
-        await this.#subscriber.subscribe(channel)
+        const deadline = Date.now() + this.connectTimeoutMs
+        const subscriber = await this.#subscriberMade(deadline)
+        sharded = await this.#pubSubMode(deadline) === 'sharded'
+        if (subscriber.status === 'wait') subscriber.connect().catch(() => {})
+        await (sharded ? subscriber.ssubscribe(channel) : subscriber.subscribe(channel))
       } catch (err) {
         unsubscribe()
         throw new RedisUnavailableError(`Could not subscribe to ${channel} (${this.#where})`, { cause: err })
@@ -240,13 +322,98 @@ export class RedisConnection {
   close (): Promise<void> {
     this.#closed ??= (async () => {
       this.#channels.clear()
-      this.#subscriber.disconnect()
+      this.#reconnectHandlers.clear()
+      this.#subscriber?.disconnect()
       if (this.#ownsCommands) await quit(this.commands)
     })()
     return this.#closed
   }
 
-  #whenReady (client: Redis, deadline: number): Promise<void> {
+  /** Classic or sharded pub/sub: asked once of a cluster (COMMAND INFO SPUBLISH), classic on one Redis. */
+  #pubSubMode (deadline: number): Promise<PubSubMode> {
+    if (!this.cluster) return Promise.resolve('classic')
+    if (this.#mode === undefined) {
+      const asking = this.#whenReady(this.commands, deadline)
+        .then(() => this.run((redis) => redis.command('INFO', 'SPUBLISH')))
+        .then((info) => Array.isArray(info) && Array.isArray(info[0]) ? 'sharded' as const : 'classic' as const)
+      // Asked again next time when Redis could not answer now.
+      asking.catch(() => { if (this.#mode === asking) this.#mode = undefined })
+      this.#mode = asking
+    }
+    return this.#mode
+  }
+
+  /** The subscriber connection, made on first need (on a cluster, once the pub/sub mode is known). */
+  async #subscriberMade (deadline: number): Promise<RedisClient> {
+    if (this.#subscriber !== undefined) return this.#subscriber
+    const mode = await this.#pubSubMode(deadline)
+    if (this.#closed !== undefined) throw new RedisUnavailableError('The Redis connection is closed')
+    this.#subscriber ??= this.#makeSubscriber(mode)
+    return this.#subscriber
+  }
+
+  #makeSubscriber (mode: PubSubMode): RedisClient {
+    const onMessage = (channel: string, message: string): void => {
+      const handlers = this.#channels.get(channel)
+      if (handlers === undefined) return
+      for (const handler of handlers) handler(message)
+    }
+    let subscriber: RedisClient
+    if (isCluster(this.commands)) {
+      subscriber = this.commands.duplicate([], {
+        lazyConnect: true,
+        enableOfflineQueue: true,
+        // One subscriber connection per master, each subscribed to the channels of its slots.
+        shardedSubscribers: mode === 'sharded',
+        clusterRetryStrategy: reconnectDelay
+      })
+      // A shard's subscriber lost and its channels subscribed again.
+      subscriber.on('-subscriber', () => this.#markLost())
+      subscriber.on('subscribersReady', () => this.#markBack())
+    } else {
+      subscriber = this.commands.duplicate({
+        lazyConnect: true,
+        // SUBSCRIBE sent while reconnecting waits for the connection; ioredis subscribes again after each reconnect.
+        enableOfflineQueue: true,
+        autoResubscribe: true,
+        maxRetriesPerRequest: null,
+        retryStrategy: reconnectDelay
+      })
+    }
+    subscriber.on('error', (err: Error) => { this.#lastError = err })
+    subscriber.on('message', onMessage)
+    subscriber.on('smessage', onMessage)
+    this.#watch(subscriber)
+    return subscriber
+  }
+
+  /** Notes when `client` loses its connection after having had it, and when it is back. */
+  #watch (client: RedisClient): void {
+    let up = client.status === 'ready'
+    client.on('ready', () => {
+      up = true
+      this.#markBack()
+    })
+    client.on('close', () => {
+      if (up) this.#markLost()
+      up = false
+    })
+  }
+
+  #markLost (): void {
+    if (this.#closed === undefined) this.#lost = true
+  }
+
+  #markBack (): void {
+    if (!this.#lost || this.#closed !== undefined) return
+    this.#lost = false
+    // After the current event: ioredis subscribes again in its own ready handler.
+    setImmediate(() => {
+      for (const handler of this.#reconnectHandlers) handler()
+    })
+  }
+
+  #whenReady (client: RedisClient, deadline: number): Promise<void> {
     if (client.status === 'ready') return Promise.resolve()
     if (client.status === 'end' || this.#closed !== undefined) {
       return Promise.reject(new RedisUnavailableError(`The Redis connection to ${this.#where} is closed`))
@@ -277,7 +444,7 @@ export class RedisConnection {
 }
 
 /** QUIT, bounded; a connection that cannot say goodbye is dropped. */
-async function quit (client: Redis): Promise<void> {
+async function quit (client: RedisClient): Promise<void> {
   if (client.status === 'end') return
   if (client.status !== 'ready') {
     client.disconnect()

@@ -11,12 +11,35 @@
  * away, `publish` still reaches the local subscribers and then rejects, and
  * the subscription comes back by itself with the connection. Messages from
  * the channel are parsed and checked before any listener sees them.
+ *
+ * What an outage loses is made good once Redis is back: when a connection
+ * that was lost is ready again, the bus publishes probes until it hears its
+ * own (so the subscription is live again), sends again what it could not
+ * send meanwhile (the latest event per list, resource, task and log level,
+ * at most MAX_UNSENT), then calls its `onReconnect` listeners, which tell
+ * this instance's streams that anything may have changed.
  */
 import { randomBytes } from 'node:crypto'
 import { deliver, type EventBus, isMcpEvent, ListenerList, type McpEvent, type McpEventListener } from '../parts/event-bus.js'
 import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 
 export const EVENTS_CHANNEL = 'events'
+/** Most events kept to send again after an outage (the latest per list, resource, task and log level). */
+export const MAX_UNSENT = 1000
+/** Between probes while waiting for the subscription to carry messages again. */
+const PROBE_EVERY_MS = 200
+/** A probe's body, after the origin: not JSON, so other instances ignore it. */
+const PROBE = '?'
+
+/** What an unsent event replaces: an older event about the same thing. */
+function unsentKey (event: McpEvent): string {
+  switch (event.type) {
+    case 'listChanged': return 'list:' + event.list
+    case 'resourceUpdated': return 'uri:' + event.uri
+    case 'taskStatus': return 'task:' + String(event.task.taskId)
+    case 'logLevel': return 'level'
+  }
+}
 
 /** The wire form: `<origin> <event JSON>`; origin ids hold no space. */
 function encode (origin: string, event: McpEvent): string {
@@ -28,22 +51,37 @@ export class RedisEventBus implements EventBus {
   readonly #channel: string
   readonly #origin = randomBytes(12).toString('base64url')
   readonly #listeners = new ListenerList()
+  readonly #reconnectListeners = new Set<() => void>()
+  readonly #stopWatching: () => void
+  /** Events that could not be sent, by what they are about (see unsentKey). */
+  readonly #unsent = new Map<string, McpEvent>()
   #unsubscribe: (() => void) | undefined
   #subscribed: Promise<void> | undefined
   #closed = false
+  /** The probe being waited for, while one is out. */
+  #probe: { token: string, heard: () => void } | undefined
+  #confirming = false
 
   /** Takes the shared connection of `redisScale()`, or options to make its own. */
   constructor (connection: RedisConnection | RedisConnectionOptions) {
     this.#connection = connectionFrom(connection).retain()
     this.#channel = this.#connection.prefix + EVENTS_CHANNEL
+    this.#stopWatching = this.#connection.onReconnect(() => { void this.#confirmReconnect() })
   }
 
   publish (event: McpEvent): Promise<void> {
     if (!isMcpEvent(event)) return Promise.reject(new TypeError('publish(event): not an MCP event (listChanged, resourceUpdated or taskStatus)'))
     const failure = deliver(this.#listeners.current, event)
     if (this.#closed) return failure === undefined ? Promise.resolve() : Promise.reject(failure)
-    const sent = this.#connection.publish(this.#channel, encode(this.#origin, event))
-    return failure === undefined ? sent.then(() => {}) : sent.then(() => { throw failure })
+    const sent = this.#send(event)
+    return failure === undefined ? sent : sent.then(() => { throw failure })
+  }
+
+  onReconnect (listener: () => void): () => void {
+    if (typeof listener !== 'function') throw new TypeError('onReconnect(listener): listener must be a function')
+    const entry = (): void => listener()
+    this.#reconnectListeners.add(entry)
+    return () => { this.#reconnectListeners.delete(entry) }
   }
 
   subscribe (listener: McpEventListener): () => void {
@@ -65,8 +103,83 @@ export class RedisEventBus implements EventBus {
     if (this.#closed) return
     this.#closed = true
     this.#listeners.clear()
+    this.#reconnectListeners.clear()
+    this.#unsent.clear()
+    this.#stopWatching()
+    this.#probe = undefined
     this.#stopListening()
     await this.#connection.release()
+  }
+
+  /** Sends `event` to the other instances; kept to send again if Redis cannot take it now. */
+  async #send (event: McpEvent): Promise<void> {
+    const key = unsentKey(event)
+    try {
+      await this.#connection.publish(this.#channel, encode(this.#origin, event))
+      this.#unsent.delete(key)
+    } catch (err) {
+      if (!this.#closed && (this.#unsent.has(key) || this.#unsent.size < MAX_UNSENT)) {
+        this.#unsent.delete(key)
+        this.#unsent.set(key, event)
+      }
+      throw err
+    }
+  }
+
+  /**
+   * A connection is back: probe until the subscription carries messages
+   * again, send what could not be sent, then tell the reconnect listeners.
+   * One round at a time; it ends when the bus closes.
+   */
+  async #confirmReconnect (): Promise<void> {
+    if (this.#confirming) return
+    this.#confirming = true
+    try {
+      while (!this.#closed && this.#listeners.size > 0 && !(await this.#probeHeard())) {
+        await new Promise((resolve) => setTimeout(resolve, PROBE_EVERY_MS).unref())
+      }
+      if (this.#closed) return
+      for (const [key, event] of [...this.#unsent]) {
+        try {
+          await this.#connection.publish(this.#channel, encode(this.#origin, event))
+          if (this.#unsent.get(key) === event) this.#unsent.delete(key)
+        } catch {
+          // Redis went again: the next reconnection sends the rest.
+          return
+        }
+      }
+      for (const listener of this.#reconnectListeners) {
+        try {
+          listener()
+        } catch {
+          // One listener's fault does not keep the others from hearing.
+        }
+      }
+    } finally {
+      this.#confirming = false
+    }
+  }
+
+  /** Publishes one probe; true once this bus hears it back (within a bounded wait). */
+  async #probeHeard (): Promise<boolean> {
+    const token = randomBytes(9).toString('base64url')
+    let timer: NodeJS.Timeout | undefined
+    const heard = new Promise<boolean>((resolve) => {
+      this.#probe = { token, heard: () => resolve(true) }
+      timer = setTimeout(() => resolve(false), Math.max(PROBE_EVERY_MS, this.#connection.commandTimeoutMs))
+    })
+    try {
+      // A subscription that failed while Redis was away is made again now.
+      if (this.#subscribed === undefined && this.#listeners.size > 0) this.#subscribed = this.#listen()
+      await this.#subscribed
+      await this.#connection.publish(this.#channel, this.#origin + ' ' + PROBE + token)
+      return await heard
+    } catch {
+      return false
+    } finally {
+      clearTimeout(timer)
+      if (this.#probe?.token === token) this.#probe = undefined
+    }
   }
 
   #listen (): Promise<void> {
@@ -90,7 +203,13 @@ export class RedisEventBus implements EventBus {
 
   #receive (message: string): void {
     const space = message.indexOf(' ')
-    if (space <= 0 || message.slice(0, space) === this.#origin) return
+    if (space <= 0) return
+    if (message.slice(0, space) === this.#origin) {
+      // Our own event comes back: skipped. Our probe: the subscription is live.
+      const probe = this.#probe
+      if (probe !== undefined && message.slice(space + 1) === PROBE + probe.token) probe.heard()
+      return
+    }
     let event: unknown
     try {
       event = JSON.parse(message.slice(space + 1))

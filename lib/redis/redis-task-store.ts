@@ -5,8 +5,8 @@
  * both win), and so are the bounds: the count in all, the count per owner and
  * the bytes, with finished tasks evicted first, oldest first.
  *
- * Keys, under the connection's prefix (default `mcp:`, so several apps can
- * share a Redis) followed by `tasks:`:
+ * Keys, under `{<prefix>tasks}:` (the connection's prefix, default `mcp:`,
+ * so several apps can share a Redis; the braces are a hash tag):
  *
  *   task:<id>        hash: owner, ok (owner key), status, msg, created, updated,
  *                    ttl, exp (ms), bytes, result | error (JSON text)
@@ -18,12 +18,20 @@
  *   sizes, bytes     bytes per task id, bytes in all; seq: the creation sequence
  *
  * A task's keys expire with its TTL (PEXPIREAT); the indexes drop expired ids
- * lazily, in the scripts that read them. Scripts build key names from the
- * prefix, so the store needs one Redis (standalone or sentinel), not a cluster.
+ * lazily, in the scripts that read them.
+ *
+ * Scripts build key names from that base, which they are given as KEYS[1]
+ * (and ARGV[1]): on a Redis Cluster the hash tag puts every key of the store
+ * in one slot, so each script runs whole on the node owning it, and the
+ * bounds stay exact and atomic. The store is small (a few keys per task);
+ * the event bus and answer router spread over the cluster.
+ *
+ * Reads (`get`) are a script that only reads, not a MULTI/EXEC transaction:
+ * Redis refuses MULTI when it is out of memory (maxmemory, noeviction) but
+ * still serves reads, so tasks stay readable when Redis is full.
  */
 import { createHash, randomUUID } from 'node:crypto'
-import type { Redis } from 'ioredis'
-import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
+import { connectionFrom, type RedisClient, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 import {
   type AnswerOutcome,
   type AskOutcome,
@@ -43,7 +51,7 @@ import {
 import type { JsonObject } from '../protocol/jsonrpc.js'
 
 /** After the connection's prefix: the task store's own namespace. */
-const KEY_SPACE = 'tasks:'
+const KEY_SPACE = 'tasks'
 
 /** Functions shared by the scripts; `P` is the key prefix (ARGV[1]). */
 const LIB = `
@@ -203,6 +211,12 @@ if redis.call('EXISTS', tkey(id)) == 1 then grow(id, -size) end
 return all
 `
 
+/** ARGV: P, id. Reads only (allowed when Redis is out of memory): the task's fields and its questions. */
+const READ = LIB + `
+local k = tkey(ARGV[2])
+return { redis.call('HGETALL', k), redis.call('HGETALL', k .. ':in') }
+`
+
 /** ARGV: P, id, message, nowIso */
 const MESSAGE = LIB + `
 local id = ARGV[2]
@@ -248,6 +262,7 @@ interface ScriptClient {
   mcpTaskAsk (...args: Array<string | number>): Promise<string | Reply>
   mcpTaskAnswer (...args: Array<string | number>): Promise<string | Reply | null>
   mcpTaskTake (...args: Array<string | number>): Promise<string[]>
+  mcpTaskRead (...args: Array<string | number>): Promise<[string[], string[]]>
   mcpTaskMessage (...args: Array<string | number>): Promise<Reply | null>
   mcpTaskFinish (...args: Array<string | number>): Promise<Reply | null>
 }
@@ -257,6 +272,7 @@ const SCRIPTS: ReadonlyArray<[keyof ScriptClient, string]> = [
   ['mcpTaskAsk', ASK],
   ['mcpTaskAnswer', ANSWER],
   ['mcpTaskTake', TAKE],
+  ['mcpTaskRead', READ],
   ['mcpTaskMessage', MESSAGE],
   ['mcpTaskFinish', FINISH]
 ]
@@ -264,6 +280,19 @@ const SCRIPTS: ReadonlyArray<[keyof ScriptClient, string]> = [
 /** The key of an owner in key names: owners can be any string, key names stay short and safe. */
 function ownerKey (owner: string): string {
   return createHash('sha256').update(owner).digest('base64url')
+}
+
+/**
+ * The scripts as called here (key base first, then the rest of ARGV), sent
+ * with that base as KEYS[1] as well: a cluster routes a script by its keys.
+ */
+function keyedScripts (client: ScriptClient): ScriptClient {
+  const out: Partial<Record<keyof ScriptClient, unknown>> = {}
+  for (const [name] of SCRIPTS) {
+    const script = client[name] as (...args: Array<string | number>) => Promise<unknown>
+    out[name] = (base: string, ...rest: Array<string | number>) => script.call(client, base, base, ...rest)
+  }
+  return out as ScriptClient
 }
 
 function pairs (flat: unknown): Array<[string, string]> {
@@ -300,23 +329,25 @@ export class RedisTaskStore implements TaskStore {
   readonly shared = true
   readonly #connection: RedisConnection
   readonly #prefix: string
+  readonly #scripts: ScriptClient
   readonly #limits: TaskLimits
 
   /** Uses `connection` (shared with the other Redis parts, released on close) or one made from its options. */
   constructor (connection: RedisConnection | RedisConnectionOptions, limits: TaskLimits) {
     this.#connection = connectionFrom(connection).retain()
-    const client = this.#connection.commands as ScriptClient & Redis
+    const client = this.#connection.commands as ScriptClient & RedisClient
     for (const [name, lua] of SCRIPTS) {
       // defineCommand is per client; a client shared by several stores defines each script once.
-      if (typeof client[name] !== 'function') client.defineCommand(name, { numberOfKeys: 0, lua })
+      if (typeof client[name] !== 'function') client.defineCommand(name, { numberOfKeys: 1, lua })
     }
-    this.#prefix = this.#connection.prefix + KEY_SPACE
+    this.#scripts = keyedScripts(client)
+    this.#prefix = '{' + this.#connection.prefix + KEY_SPACE + '}:'
     this.#limits = limits
   }
 
   /** Runs a script through the connection: refused at once while Redis is away, bounded in time. */
   #script<T> (call: (redis: ScriptClient) => Promise<T>): Promise<T> {
-    return this.#connection.run((redis) => call(redis as unknown as ScriptClient))
+    return this.#connection.run(() => call(this.#scripts))
   }
 
   async create (owner: string): Promise<CreateOutcome> {
@@ -330,14 +361,11 @@ export class RedisTaskStore implements TaskStore {
   }
 
   async get (taskId: string, owner: string): Promise<StoredTask | undefined> {
-    const key = this.#prefix + 'task:' + taskId
-    const results = await this.#connection.run((redis) => redis.multi().hgetall(key).hgetall(key + ':in').exec())
-    if (results === null) throw new Error('the Redis transaction reading a task was aborted')
-    for (const [err] of results) if (err !== null) throw err
-    const fields = results[0]?.[1] as Record<string, string>
+    const [flatFields, flatInputs] = await this.#script((r) => r.mcpTaskRead(this.#prefix, taskId))
+    const fields = Object.fromEntries(pairs(flatFields)) as Record<string, string>
     if (fields.owner !== owner || fields.status === undefined) return undefined
     const inputRequests: Record<string, JsonObject> = {}
-    for (const [k, text] of Object.entries(results[1]?.[1] as Record<string, string>)) inputRequests[k] = JSON.parse(text) as JsonObject
+    for (const [k, text] of pairs(flatInputs)) inputRequests[k] = JSON.parse(text) as JsonObject
     return {
       taskId,
       owner,

@@ -96,6 +96,20 @@ export class RequestStream {
     return this.#reply
   }
 
+  /**
+   * Ends the response without a JSON-RPC response (its client cancelled the
+   * request): a stream already open ends; otherwise an empty stream is sent
+   * (204 to a client that takes no stream).
+   */
+  endWithoutResponse (): FastifyReply {
+    this.#done = true
+    if (this.#sse !== undefined) this.#sse.end()
+    else if (this.#reply.raw.destroyed || this.#reply.sent) return this.#reply
+    else if (!acceptsEventStream(this.#request)) return this.#reply.code(204).send()
+    else new SseStream(this.#reply, this.#maxBufferedBytes).end()
+    return this.#reply
+  }
+
   #emit (message: Record<string, unknown>): boolean {
     if (this.#done) return false
     let json: string

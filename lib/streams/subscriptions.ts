@@ -212,6 +212,19 @@ export class SubscriptionRegistry {
   }
 
   /**
+   * After events may have been lost (the event bus was cut off and is back):
+   * `list_changed` for every list kind to the streams that asked for it, and
+   * `resources/updated` for every subscribed URI, so each client re-reads
+   * what it follows. Returns how many notifications were written.
+   */
+  notifyAllMayHaveChanged (): number {
+    let sent = 0
+    for (const kind of Object.keys(this.#lists) as ListKind[]) sent += this.notifyListChanged(kind)
+    for (const uri of [...this.#uris.keys()]) sent += this.notifyResourceUpdated(uri)
+    return sent
+  }
+
+  /**
    * Sends `notifications/tasks` (the task's wire view) to the streams of
    * `owner` that listen to its id; returns how many.
    */

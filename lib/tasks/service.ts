@@ -40,7 +40,8 @@ import type { Era } from '../protocol/methods.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
-import { type AskRefusal, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
+import { type AskRefusal, type Change, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
+import { HeldOutcomes, storeOutcome, type TaskOutcome } from './held-outcomes.js'
 import { type TaskRun, TaskRuns } from './runs.js'
 import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
 
@@ -73,6 +74,9 @@ const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
 
 /** How long `close()` waits for a shared store to record that work here stopped. */
 const CLOSE_WAIT_MS = 1000
+
+/** Most bytes of outcomes held for a store that cannot be reached (and at most `maxTasks` outcomes). */
+export const MAX_HELD_OUTCOME_BYTES = 16 * 1024 * 1024
 
 const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
 
@@ -132,6 +136,8 @@ export class TaskService {
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
   readonly #unsubscribe: () => void
+  /** Outcomes of work that ended while the store could not take them. */
+  readonly #held: HeldOutcomes
   #closing: Promise<void> | undefined
 
   constructor (options: TaskServiceOptions) {
@@ -142,6 +148,13 @@ export class TaskService {
     this.#bus = options.bus
     this.#log = options.log
     this.runs = new TaskRuns(this.store, options.log)
+    this.#held = new HeldOutcomes({
+      store: this.store,
+      log: options.log,
+      maxCount: options.limits.maxTasks,
+      maxBytes: Math.min(options.limits.maxStoredBytes, MAX_HELD_OUTCOME_BYTES),
+      onStored: (change) => this.#changed(change.task)
+    })
     this.#unsubscribe = this.#bus?.subscribe((event) => {
       if (event.type === 'taskStatus') this.runs.observe(event.task)
     }) ?? (() => {})
@@ -208,7 +221,7 @@ export class TaskService {
     }
     const { task } = created
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
-    this.#start(run, ctx, work)
+    this.#start(run, ctx, work, Date.parse(task.createdAt) + task.ttlMs)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -239,6 +252,7 @@ export class TaskService {
 
   async #close (): Promise<void> {
     this.#unsubscribe()
+    await this.#held.close()
     const open = this.runs.close('the server is shutting down')
     if (this.store.shared && open.length > 0) {
       const error = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' }
@@ -282,7 +296,7 @@ export class TaskService {
     return ACK
   }
 
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown): void {
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, expiresAt: number): void {
     // Only strings and the task's context are captured below: the request and its body stay free to go.
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
@@ -293,10 +307,10 @@ export class TaskService {
       const result = value === undefined || value === null ? {} : value
       if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
         logger.error({ method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
-        await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
+        await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
         return
       }
-      const change = await this.#finish(run, this.store.complete(run.taskId, typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' }))
+      const change = await this.#finish(run, { kind: 'complete', result: typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' } }, expiresAt)
       if (change?.changed === true && change.task.status === 'failed') {
         logger.warn({ method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
       }
@@ -305,21 +319,33 @@ export class TaskService {
       if (err instanceof McpError) {
         const error: JsonObject = { code: err.code, message: err.message }
         if (err.data !== undefined) error.data = err.data
-        await this.#finish(run, this.store.fail(run.taskId, error, err.message))
+        await this.#finish(run, { kind: 'fail', error, statusMessage: err.message }, expiresAt)
         return
       }
       if (run.controller.signal.aborted) return
       logger.error({ err, method }, 'MCP task failed')
-      await this.#finish(run, this.store.fail(run.taskId, INTERNAL_ERROR, 'Internal error'))
+      await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
     }).catch((err: unknown) => {
       logger.error({ err, method }, 'MCP task outcome could not be stored')
       this.runs.end(run, 'the task store failed', true)
     })
   }
 
-  /** Ends the run once its outcome is stored, and publishes the change. */
-  async #finish (run: TaskRun, stored: Promise<{ task: StoredTask, changed: boolean } | undefined>): Promise<{ task: StoredTask, changed: boolean } | undefined> {
-    const change = await stored
+  /**
+   * Stores the outcome, ends the run and publishes the change. A store that
+   * cannot take it now (a shared one cut off) gets it later: it is held
+   * here and stored once the store answers again (see held-outcomes.ts).
+   */
+  async #finish (run: TaskRun, outcome: TaskOutcome, expiresAt: number): Promise<Change | undefined> {
+    let change: Change | undefined
+    try {
+      change = await storeOutcome(this.store, run.taskId, outcome)
+    } catch (err) {
+      this.runs.end(run, 'the task finished', false)
+      this.#log.warn({ err, taskId: run.taskId }, 'MCP task outcome could not be stored now; it is held and stored once the task store answers again')
+      this.#held.hold(run.taskId, outcome, expiresAt)
+      return undefined
+    }
     this.runs.end(run, 'the task finished', false)
     if (change?.changed === true) this.#changed(change.task)
     return change

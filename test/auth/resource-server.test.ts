@@ -62,7 +62,7 @@ t.test('no credential: 401 pointing at the metadata, no error code', async (t) =
 
 t.test('malformed Bearer credential: 400 invalid_request', async (t) => {
   const server = jwtServer(as)
-  for (const header of ['Bearer', 'Bearer ', 'Bearer a b', 'Bearer ab"c', 'Bearer =abc']) {
+  for (const header of ['Bearer a b', 'Bearer ab"c', 'Bearer =abc']) {
     const v = await verdict(server, header)
     t.ok(isRejection(v) && v.status === 400 && v.challenge?.includes('error="invalid_request"'), JSON.stringify(header))
   }

@@ -6,6 +6,7 @@
  * unknown key, `alg: none`, HS256 keyed with the public key).
  */
 import { createHmac, randomUUID } from 'node:crypto'
+import { Readable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { exportJWK, exportSPKI, generateKeyPair, type JWK, SignJWT } from 'jose'
 
@@ -48,6 +49,12 @@ export interface TestAuthServer {
   readonly app: FastifyInstance
   /** How many times each document was fetched. */
   readonly fetches: { metadata: number, openid: number, jwks: number, token: number }
+  /** Bytes of padding the server produced for each document (what it pushed towards the socket). */
+  readonly paddingSent: { metadata: number, jwks: number }
+  /** Answers the JWKS with this status (and no keys) until called with undefined. */
+  failJwks (status: number | undefined): void
+  /** Pads the documents (`metadata`: both metadata documents) with a string member of this many bytes, streamed (0: none). */
+  pad (sizes: { metadata?: number, jwks?: number }): void
   /** The token endpoint's last form parameters. */
   readonly lastTokenRequest: URLSearchParams | undefined
   /** A signed access token for `audience`. */
@@ -61,6 +68,21 @@ export interface TestAuthServer {
   /** A token "signed" with HS256 keyed by the current public key's PEM: the algorithm-confusion attack. */
   hmacWithPublicKey (audience: string, options?: MintOptions): Promise<string>
   close (): Promise<void>
+}
+
+const PAD_CHUNK = 'a'.repeat(64 * 1024)
+
+/** `doc` as JSON with a `padding` member of `bytes` bytes, produced chunk by chunk as the socket takes it. */
+function padded (doc: Record<string, unknown>, bytes: number, sent: (n: number) => void): Readable {
+  return Readable.from((function * () {
+    yield JSON.stringify(doc).slice(0, -1) + ',"padding":"'
+    for (let left = bytes; left > 0; left -= PAD_CHUNK.length) {
+      const chunk = left >= PAD_CHUNK.length ? PAD_CHUNK : PAD_CHUNK.slice(0, left)
+      sent(chunk.length)
+      yield chunk
+    }
+    yield '"}'
+  })())
 }
 
 function b64 (value: unknown): string {
@@ -97,9 +119,13 @@ export async function startAuthServer (options: AuthServerOptions = {}): Promise
   const keys: Key[] = [await makeKey()]
   let signing = keys[0] as Key
   const fetches = { metadata: 0, openid: 0, jwks: 0, token: 0 }
+  const paddingSent = { metadata: 0, jwks: 0 }
+  const padding = { metadata: 0, jwks: 0 }
+  let jwksFailure: number | undefined
   let lastTokenRequest: URLSearchParams | undefined
 
-  const app = Fastify()
+  // Closes at once even while a client holds a connection open (undici opens a spare one after a dropped download).
+  const app = Fastify({ forceCloseConnections: true })
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
     done(null, new URLSearchParams(body as string))
   })
@@ -116,18 +142,24 @@ export async function startAuthServer (options: AuthServerOptions = {}): Promise
     scopes_supported: [...new Set(Object.values(clients).flatMap((c) => c.scopes))]
   })
   if (options.openIdOnly !== true) {
-    app.get('/.well-known/oauth-authorization-server', async () => {
+    app.get('/.well-known/oauth-authorization-server', async (_request, reply) => {
       fetches.metadata++
-      return metadata()
+      if (padding.metadata === 0) return metadata()
+      return reply.type('application/json').send(padded(metadata(), padding.metadata, (n) => { paddingSent.metadata += n }))
     })
   }
-  app.get('/.well-known/openid-configuration', async () => {
+  app.get('/.well-known/openid-configuration', async (_request, reply) => {
     fetches.openid++
-    return { ...metadata(), subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] }
+    const doc = { ...metadata(), subject_types_supported: ['public'], id_token_signing_alg_values_supported: ['RS256'] }
+    if (padding.metadata === 0) return doc
+    return reply.type('application/json').send(padded(doc, padding.metadata, (n) => { paddingSent.metadata += n }))
   })
-  app.get('/jwks', async () => {
+  app.get('/jwks', async (_request, reply) => {
     fetches.jwks++
-    return { keys: keys.map((k) => k.jwk) }
+    if (jwksFailure !== undefined) return reply.code(jwksFailure).send({ error: 'unavailable' })
+    const jwks = { keys: keys.map((k) => k.jwk) }
+    if (padding.jwks === 0) return jwks
+    return reply.type('application/json').send(padded(jwks, padding.jwks, (n) => { paddingSent.jwks += n }))
   })
   app.post('/token', async (request, reply) => {
     fetches.token++
@@ -161,6 +193,12 @@ export async function startAuthServer (options: AuthServerOptions = {}): Promise
     issuer,
     app,
     fetches,
+    paddingSent,
+    failJwks (status) { jwksFailure = status },
+    pad (sizes) {
+      padding.metadata = sizes.metadata ?? padding.metadata
+      padding.jwks = sizes.jwks ?? padding.jwks
+    },
     get lastTokenRequest () { return lastTokenRequest },
     async mint (audience, opts = {}) {
       const key = opts.key ?? signing

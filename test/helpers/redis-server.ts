@@ -79,6 +79,8 @@ function sleep (ms: number): Promise<void> {
 export interface RedisServerOptions {
   /** Extra configuration, as redis-server command-line arguments (e.g. `['--requirepass', 'secret']`). */
   args?: string[]
+  /** Gives the node a cluster bus port of its own (`--cluster-port`, a free port), kept across restarts. */
+  clusterBusPort?: boolean
 }
 
 /** Starts a redis-server on a free loopback port (a few tries, in case another process takes the port first). */
@@ -88,6 +90,7 @@ export async function startRedisServer (options: RedisServerOptions = {}): Promi
   let child: ChildProcess | undefined
   let output = ''
   let port = 0
+  let busPort = 0
 
   async function launch (): Promise<void> {
     output = ''
@@ -95,6 +98,7 @@ export async function startRedisServer (options: RedisServerOptions = {}): Promi
       '--port', String(port), '--bind', HOST,
       '--save', '', '--appendonly', 'no',
       '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning', '--logfile', '',
+      ...(busPort !== 0 ? ['--cluster-port', String(busPort)] : []),
       ...(options.args ?? [])
     ], { stdio: ['ignore', 'pipe', 'pipe'] })
     child = started
@@ -134,6 +138,7 @@ export async function startRedisServer (options: RedisServerOptions = {}): Promi
   let lastError: unknown
   for (let attempt = 0; attempt < 3; attempt++) {
     port = await freePort()
+    if (options.clusterBusPort === true) busPort = await freePort()
     try {
       await launch()
       lastError = undefined

@@ -52,6 +52,8 @@ t.test('an event reaches the other instances once, and the publisher\'s own subs
   const published = a.publish(TOOLS)
   t.same(heardA, [TOOLS], 'local subscribers hear it synchronously')
   await published
+  // Each event in order: B's subscriber may read A's message after A's own PUBLISH reply.
+  await until(() => heardB.length === 1, 'B to hear the first event')
   const task: McpEvent = { type: 'taskStatus', owner: 'o1', task: { taskId: 't1', status: 'working', createdAt: 'x' } }
   await b.publish(task)
   await until(() => heardB.length === 2 && heardA.length === 2, 'both events everywhere')
@@ -158,7 +160,9 @@ t.test('Redis lost while serving: publish rejects quickly, local subscribers sti
   // Publish until B hears again: its subscriber reconnects and subscribes by itself.
   await until(async () => {
     await a.publish({ type: 'resourceUpdated', uri: 'back://1' }).catch(() => {})
-    return heardB.length > 0
+    return heardB.some((e) => e.type === 'resourceUpdated')
   }, 'B to hear events again', 10_000)
-  t.same(heardB.at(-1), { type: 'resourceUpdated', uri: 'back://1' })
+  t.same(heardB.find((e) => e.type === 'resourceUpdated'), { type: 'resourceUpdated', uri: 'back://1' })
+  await until(() => heardB.some((e) => e.type === 'listChanged'), 'the event A could not send, sent again')
+  t.same(heardB.filter((e) => e.type === 'listChanged'), [TOOLS], 'what A could not send during the outage reaches B once A is back')
 })

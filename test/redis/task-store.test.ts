@@ -23,13 +23,13 @@ t.test('redis store: keys live under the prefix and expire with the task', async
   await store.ask(id, 'q', { method: 'roots/list' })
   await store.answer(id, 'alice', { q: { roots: [] } })
   const before = new Set(await client.keys('*'))
-  const keys = await client.keys('ttl:*')
-  t.ok(keys.length >= 5, `the store's keys are under its prefix (${keys.length})`)
+  const keys = await client.keys('{ttl:tasks}:*')
+  t.ok(keys.length >= 5, `the store's keys are under its prefix, in one hash tag (${keys.length})`)
   const extra = new RedisTaskStore({ client, prefix: 'ttl2:' }, LIMITS)
   await extra.create('alice')
   const added = (await client.keys('*')).filter((key) => !before.has(key))
-  t.ok(added.length > 0 && added.every((key) => key.startsWith('ttl2:')), 'a store adds keys under its own prefix only')
-  for (const key of [`ttl:tasks:task:${id}`, `ttl:tasks:task:${id}:ans`]) {
+  t.ok(added.length > 0 && added.every((key) => key.startsWith('{ttl2:tasks}:')), 'a store adds keys under its own prefix only')
+  for (const key of [`{ttl:tasks}:task:${id}`, `{ttl:tasks}:task:${id}:ans`]) {
     const pttl = await client.pttl(key)
     t.ok(pttl > 0 && pttl <= 5000, `${key} expires with the task (${pttl} ms left)`)
   }
@@ -55,5 +55,6 @@ t.test('redis store: a second store on the same Redis sees the same tasks (two i
 t.test('redisTaskStore checks its options', async (t) => {
   t.throws(() => redisTaskStore(null as never), /expected a RedisConnection/)
   t.throws(() => redisTaskStore({} as never)(LIMITS), /exactly one of "url"/)
+  t.throws(() => redisTaskStore({ client, prefix: 'app{1}:' })(LIMITS), /must not contain "\{" or "\}"/, 'a prefix may not bring its own hash tag')
   t.type(redisTaskStore({ client }), 'function')
 })
