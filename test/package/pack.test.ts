@@ -32,23 +32,27 @@ t.setTimeout(1_800_000)
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
-/**
- * npm's own lifecycle variables would point a nested npm at this checkout;
- * `bare` also drops NODE_OPTIONS (tap's loaders, which break an ES module
- * `tsc` such as TypeScript 7's), for the consumer's compilers and programs.
- */
-function childEnv (bare = false): NodeJS.ProcessEnv {
+/** npm's own lifecycle variables would point a nested npm at this checkout. */
+function childEnv (): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env }
   for (const key of Object.keys(env)) {
     if (/^npm_(package_|lifecycle_|command$)/.test(key) || key === 'npm_config_local_prefix' || key === 'INIT_CWD') delete env[key]
   }
-  if (bare) delete env.NODE_OPTIONS
   return env
 }
 
+/**
+ * `bare`: without tap's NODE_OPTIONS loaders, which break an ES module `tsc`
+ * such as TypeScript 7's (tap puts them back into any child it sees spawned,
+ * so a shell drops them just before the program starts).
+ */
 function run (command: string, args: string[], cwd: string, bare = false): Promise<Run> {
+  if (bare) {
+    args = ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', command, ...args]
+    command = '/bin/sh'
+  }
   return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: childEnv(bare), timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(command, args, { cwd, env: childEnv(), timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null
       resolve({ code, stdout, stderr })
     })
