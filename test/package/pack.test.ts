@@ -431,6 +431,8 @@ function writeConfig (dir: string, name: string, settings: Record<string, unknow
       declaration: true,
       skipLibCheck: false,
       types: ['node'],
+      // TypeScript 7 wants it said (TS5011) when the sources sit in a folder
+      rootDir: 'src',
       outDir
     },
     include: ['src']
