@@ -28,6 +28,7 @@ import mcpCapabilities, {
   defineTools,
   ErrorCode,
   McpError,
+  resourceLink,
   resourceNotFound,
   type ServerModule
 } from '../lib/index.js'
@@ -75,7 +76,7 @@ export class NoteStore {
 
 /** The server module: define helpers spread side by side; the plugin derives capabilities from the handlers. */
 export function notesServer (store: NoteStore) {
-  const link = (note: Note) => ({ type: 'resource_link' as const, uri: noteUri(note.id), name: note.title, mimeType: 'text/markdown' })
+  const link = (note: Note) => resourceLink({ uri: noteUri(note.id), name: note.title, mimeType: 'text/markdown' })
 
   return {
     ...defineTools({
@@ -92,6 +93,7 @@ export function notesServer (store: NoteStore) {
         handler: ({ title, body, tags }, ctx) => {
           const note = store.add(title, body, tags ?? [])
           ctx.logger.info({ id: note.id }, 'note added')
+          // Sent to the client when it asked for info or lower: modern per request (_meta logLevel), legacy with logging/setLevel.
           ctx.log('info', { added: note.id }, 'notes')
           return { content: [link(note)] }
         }

@@ -30,9 +30,10 @@ export const FST_MCP_INVALID_SERVER = coded<'FST_MCP_INVALID_SERVER', [string]>(
   TypeError
 )
 
-export const FST_MCP_MISSING_HANDLER = coded<'FST_MCP_MISSING_HANDLER', [string, string]>(
+/** The third argument is a hint (` ("listTool" is not a handler name; did you mean "listTools"?)`) or ''. */
+export const FST_MCP_MISSING_HANDLER = coded<'FST_MCP_MISSING_HANDLER', [string, string, string]>(
   'FST_MCP_MISSING_HANDLER',
-  'Capability "%s" needs the handler "%s", which is missing from the server module'
+  'Capability "%s" needs the handler "%s", which is missing from the server module%s'
 )
 
 export const FST_MCP_INVALID_CAPABILITIES = coded<'FST_MCP_INVALID_CAPABILITIES', [string]>(
@@ -67,4 +68,19 @@ export const FST_MCP_INVALID_DEFINITION = coded<'FST_MCP_INVALID_DEFINITION', [s
   'FST_MCP_INVALID_DEFINITION',
   'Invalid definition of %s: %s',
   TypeError
+)
+
+export const FST_MCP_DUPLICATE_DEFINITION = coded<'FST_MCP_DUPLICATE_DEFINITION', [string, string, string]>(
+  'FST_MCP_DUPLICATE_DEFINITION',
+  '%s is defined twice: %s and %s (every tool and prompt name, resource name, URI and URI template must be unique)'
+)
+
+export const FST_MCP_UNKNOWN_DEFINITION = coded<'FST_MCP_UNKNOWN_DEFINITION', [string]>(
+  'FST_MCP_UNKNOWN_DEFINITION',
+  'No %s is defined on this endpoint'
+)
+
+export const FST_MCP_NOT_ADVERTISED = coded<'FST_MCP_NOT_ADVERTISED', [string, string]>(
+  'FST_MCP_NOT_ADVERTISED',
+  'Cannot add %s at runtime: %s'
 )

@@ -13,6 +13,8 @@ import type { AnyServerModule } from './server-module/contract.js'
 import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
 import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthorization } from './auth/authorization-options.js'
 import { isJsonObject } from './protocol/jsonrpc.js'
+import { MAX_TIMER_MS } from './common/timers.js'
+import { DEFAULT_TOOL_ERROR_MODE, TOOL_ERROR_MODES, type ToolErrorMode } from './handler/tool-errors.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -24,8 +26,14 @@ export const DEFAULT_CLIENT_REQUEST_TIMEOUT_MS = 60_000
 export const DEFAULT_REQUEST_STATE_TTL_MS = 15 * 60_000
 export const DEFAULT_TASK_TTL_MS = 60 * 60_000
 export const DEFAULT_TASK_POLL_INTERVAL_MS = 1000
+export const MAX_LIST_PAGE_SIZE = 10_000
 export const DEFAULT_MAX_TASKS = 1000
-/** What a task may keep of its request (arguments, client capabilities and info), in estimated heap bytes. */
+/**
+ * What a task may keep of its request (its arguments, client capabilities and
+ * info), in estimated heap bytes. A task lives up to `ttlMs` after its request
+ * is gone, so a large body must not ride along (issues 11 and 26: object-heavy
+ * values cost ~20x their JSON in heap).
+ */
 export const DEFAULT_MAX_TASK_ARGUMENT_BYTES = 64 * 1024
 /** A handler still running after this long is aborted and answered -32603 (issue 11); 0 disables. */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 5 * 60_000
@@ -41,8 +49,6 @@ export const DEFAULT_MAX_TASK_BYTES = 1024 * 1024
 export const DEFAULT_MAX_STORED_BYTES = 64 * 1024 * 1024
 /** HMAC-SHA256 keys shorter than its output weaken it. */
 export const MIN_REQUEST_STATE_SECRET_BYTES = 32
-/** The longest delay `setInterval` accepts. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 /** When modern tools/call checks `Mcp-Param-*` headers (see lib/endpoint/param-headers.ts). */
 export const PARAM_HEADER_MODES = Object.freeze(['auto', 'always', 'never'] as const)
@@ -173,6 +179,21 @@ export interface McpCapabilitiesOptions {
    */
   validateResults?: boolean
   /**
+   * What a `tools/call` handler that throws (anything but an `McpError`)
+   * answers: `'message'` (default) a tool execution error (`isError: true`)
+   * carrying the error's message, so the model can correct itself; `'mask'`
+   * the same with a generic text, for deployments whose error messages must
+   * not reach clients. Either way the error is logged with its details.
+   */
+  toolErrors?: ToolErrorMode
+  /**
+   * Pagination of the lists served from definitions (`tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`): at most
+   * this many items per page, with an opaque `nextCursor`. Default: off (the
+   * whole list in one result; many clients ignore `nextCursor`).
+   */
+  listPageSize?: number
+  /**
    * The shared parts that let any number of instances serve behind a plain
    * load balancer, e.g. `redisScale({ url })` from `fastify-mcp-capabilities/redis`.
    * The endpoint waits for them at registration and closes them with the app.
@@ -220,6 +241,8 @@ export interface ResolvedOptions {
   maxStreamBufferBytes: number
   validateParamHeaders: ParamHeaderMode
   validateResults: boolean
+  toolErrors: ToolErrorMode
+  listPageSize: number | undefined
   /** Given shared parts (undefined: the in-memory defaults). */
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
@@ -229,7 +252,7 @@ export interface ResolvedOptions {
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
-  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'scale', 'eventBus', 'answerRouter',
+  'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'toolErrors', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
   'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
   'prefix', 'logLevel', 'logSerializers'
 ])
@@ -381,7 +404,7 @@ function checkTaskOptions (value: unknown): CheckedTaskOptions {
 
 const PART_METHODS = Object.freeze({
   eventBus: ['publish', 'subscribe', 'close'],
-  answerRouter: ['requestId', 'attach', 'route', 'close']
+  answerRouter: ['requestId', 'attach', 'forward', 'close']
 } as const)
 
 function checkPart<K extends keyof typeof PART_METHODS> (name: K, value: unknown): void {
@@ -438,9 +461,17 @@ export function resolveOptions (options: unknown): ResolvedOptions {
   }
   const validateResults = options.validateResults === undefined ? false : options.validateResults
   if (typeof validateResults !== 'boolean') throw new FST_MCP_INVALID_OPTION('validateResults', 'expected a boolean')
+  const toolErrors = options.toolErrors === undefined ? DEFAULT_TOOL_ERROR_MODE : options.toolErrors
+  if (!TOOL_ERROR_MODES.includes(toolErrors as ToolErrorMode)) {
+    throw new FST_MCP_INVALID_OPTION('toolErrors', `expected one of ${TOOL_ERROR_MODES.map((m) => `"${m}"`).join(', ')}`)
+  }
   const validateParamHeaders = options.validateParamHeaders === undefined ? DEFAULT_PARAM_HEADER_MODE : options.validateParamHeaders
   if (!PARAM_HEADER_MODES.includes(validateParamHeaders as ParamHeaderMode)) {
     throw new FST_MCP_INVALID_OPTION('validateParamHeaders', `expected one of ${PARAM_HEADER_MODES.map((m) => `"${m}"`).join(', ')}`)
+  }
+  const listPageSize = options.listPageSize
+  if (listPageSize !== undefined && (typeof listPageSize !== 'number' || !Number.isSafeInteger(listPageSize) || listPageSize < 1 || listPageSize > MAX_LIST_PAGE_SIZE)) {
+    throw new FST_MCP_INVALID_OPTION('listPageSize', `expected an integer from 1 to ${MAX_LIST_PAGE_SIZE} (items per page)`)
   }
   const { eventBus, answerRouter } = checkScale(options)
   const scaleStore = isJsonObject(options.scale) ? options.scale.taskStore : undefined
@@ -484,6 +515,8 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     maxStreamBufferBytes: positiveInteger('maxStreamBufferBytes', options.maxStreamBufferBytes, DEFAULT_MAX_STREAM_BUFFER_BYTES, MIN_STREAM_BUFFER_BYTES),
     validateParamHeaders: validateParamHeaders as ParamHeaderMode,
     validateResults,
+    toolErrors: toolErrors as ToolErrorMode,
+    listPageSize,
     eventBus,
     answerRouter,
     authorization: resolveAuthorization(options.authorization)

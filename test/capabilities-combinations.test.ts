@@ -11,7 +11,7 @@
  */
 import t from 'tap'
 import { buildCapabilities, TASKS_EXTENSION } from '../lib/server-module/capabilities.js'
-import { type CapabilityName, type Era, type HandlerName, METHOD_ROUTES, REQUIRED_HANDLERS } from '../lib/protocol/methods.js'
+import { type CapabilityName, type Era, type HandlerName, MODULE_METHODS, REQUIRED_HANDLERS } from '../lib/protocol/methods.js'
 import { specValidator } from './helpers/spec-schema.js'
 
 const HANDLERS: readonly HandlerName[] = [
@@ -19,13 +19,12 @@ const HANDLERS: readonly HandlerName[] = [
   'listPrompts', 'getPrompt', 'complete', 'subscribeResource', 'unsubscribeResource', 'setLogLevel'
 ]
 
-/** The handler whose presence turns each capability on (PROTOCOL.md section 2). */
-const TRIGGER: Record<CapabilityName, HandlerName> = {
+/** The handler whose presence turns each capability on (PROTOCOL.md section 2); `logging` is on in both eras whatever the handlers. */
+const TRIGGER: Record<Exclude<CapabilityName, 'logging'>, HandlerName> = {
   tools: 'listTools',
   resources: 'listResources',
   prompts: 'listPrompts',
   completions: 'complete',
-  logging: 'setLogLevel',
   'resources.subscribe': 'subscribeResource'
 }
 
@@ -53,8 +52,8 @@ function turnedOn (present: ReadonlySet<HandlerName>, era: Era): Set<CapabilityN
   for (const cap of ['tools', 'resources', 'prompts', 'completions'] as const) {
     if (present.has(TRIGGER[cap])) on.add(cap)
   }
+  on.add('logging')
   if (era === 'legacy') {
-    if (present.has(TRIGGER.logging)) on.add('logging')
     if (on.has('resources') && present.has(TRIGGER['resources.subscribe'])) on.add('resources.subscribe')
   }
   return on
@@ -80,15 +79,15 @@ function expected (present: ReadonlySet<HandlerName>, era: Era, tasks: boolean):
   }
   if (on.has('prompts')) caps.prompts = { listChanged: modern }
   if (on.has('completions')) caps.completions = {}
-  if (modern || on.has('logging')) caps.logging = {}
+  if (on.has('logging')) caps.logging = {}
   if (modern && tasks) caps.extensions = { [TASKS_EXTENSION]: {} }
   return caps
 }
 
 /** The capability a handler's methods need advertised, in an era where they exist. */
 function capabilityOf (handler: HandlerName, era: Era): CapabilityName | undefined {
-  const route = Object.values(METHOD_ROUTES).find((r) => r.handler === handler && r.eras.includes(era))
-  return route?.capability
+  const entry = MODULE_METHODS.map(([, e]) => e).find((e) => e.handler === handler && e.eras.includes(era))
+  return entry?.capability
 }
 
 function isAdvertised (caps: Record<string, any>, cap: CapabilityName): boolean {
@@ -97,9 +96,10 @@ function isAdvertised (caps: Record<string, any>, cap: CapabilityName): boolean 
 }
 
 t.test('the test\'s own tables agree with lib/protocol/methods.ts', async (t) => {
-  const fromRoutes = new Set(Object.values(METHOD_ROUTES).map((r) => r.handler))
+  const fromRoutes = new Set(MODULE_METHODS.map(([, e]) => e.handler))
   t.same([...fromRoutes].sort(), [...HANDLERS].sort(), 'every routed handler is combined')
-  for (const [cap, trigger] of Object.entries(TRIGGER) as Array<[CapabilityName, HandlerName]>) {
+  t.same(REQUIRED_HANDLERS.logging, [], 'logging needs no handler: the endpoint answers logging/setLevel')
+  for (const [cap, trigger] of Object.entries(TRIGGER) as Array<[Exclude<CapabilityName, 'logging'>, HandlerName]>) {
     t.ok(REQUIRED_HANDLERS[cap].includes(trigger), `${cap} requires its trigger ${trigger}`)
   }
 })

@@ -35,41 +35,41 @@ interface Row {
 }
 
 const rows: Row[] = [
-  { row: 'no handlers', server: {}, legacy: {}, modern: { ...LOG } },
-  { row: 'listTools + callTool -> tools', server: TOOLS, legacy: { tools: L }, modern: { tools: M, ...LOG } },
+  { row: 'no handlers', server: {}, legacy: { ...LOG }, modern: { ...LOG } },
+  { row: 'listTools + callTool -> tools', server: TOOLS, legacy: { tools: L, ...LOG }, modern: { tools: M, ...LOG } },
   {
     row: 'listResources + readResource -> resources',
     server: RESOURCES,
-    legacy: { resources: L },
+    legacy: { resources: L, ...LOG },
     modern: { resources: { ...M, subscribe: true }, ...LOG }
   },
   {
     row: 'listResourceTemplates is optional within resources',
     server: { ...RESOURCES, listResourceTemplates: fn },
-    legacy: { resources: L },
+    legacy: { resources: L, ...LOG },
     modern: { resources: { ...M, subscribe: true }, ...LOG }
   },
-  { row: 'listPrompts + getPrompt -> prompts', server: PROMPTS, legacy: { prompts: L }, modern: { prompts: M, ...LOG } },
-  { row: 'complete -> completions', server: { complete: fn }, legacy: { completions: {} }, modern: { completions: {}, ...LOG } },
+  { row: 'listPrompts + getPrompt -> prompts', server: PROMPTS, legacy: { prompts: L, ...LOG }, modern: { prompts: M, ...LOG } },
+  { row: 'complete -> completions', server: { complete: fn }, legacy: { completions: {}, ...LOG }, modern: { completions: {}, ...LOG } },
   {
     row: 'subscribeResource with resources -> resources.subscribe (legacy)',
     server: { ...RESOURCES, subscribeResource: fn },
-    legacy: { resources: { ...L, subscribe: true } },
+    legacy: { resources: { ...L, subscribe: true }, ...LOG },
     modern: { resources: { ...M, subscribe: true }, ...LOG }
   },
   {
     row: 'subscribeResource + unsubscribeResource with resources',
     server: { ...RESOURCES, subscribeResource: fn, unsubscribeResource: fn },
-    legacy: { resources: { ...L, subscribe: true } },
+    legacy: { resources: { ...L, subscribe: true }, ...LOG },
     modern: { resources: { ...M, subscribe: true }, ...LOG }
   },
   {
     row: 'subscribeResource without resources -> nothing',
     server: { subscribeResource: fn, unsubscribeResource: fn },
-    legacy: {},
+    legacy: { ...LOG },
     modern: { ...LOG }
   },
-  { row: 'setLogLevel -> logging (legacy; modern always)', server: { setLogLevel: fn }, legacy: { ...LOG }, modern: { ...LOG } },
+  { row: 'setLogLevel -> logging (as in every module: the endpoint answers logging/setLevel)', server: { setLogLevel: fn }, legacy: { ...LOG }, modern: { ...LOG } },
   {
     row: 'every handler',
     server: ALL,
@@ -79,7 +79,7 @@ const rows: Row[] = [
   {
     row: 'callTool / readResource / getPrompt alone advertise nothing',
     server: { callTool: fn, readResource: fn, getPrompt: fn, listResourceTemplates: fn },
-    legacy: {},
+    legacy: { ...LOG },
     modern: { ...LOG }
   },
   {
@@ -91,7 +91,7 @@ const rows: Row[] = [
   {
     row: 'capabilities object keeps extra settings',
     server: { ...TOOLS, complete: fn, capabilities: { tools: { custom: 1 }, completions: { mode: 'fast' } } },
-    legacy: { tools: { custom: 1, listChanged: false }, completions: { mode: 'fast' } },
+    legacy: { tools: { custom: 1, listChanged: false }, completions: { mode: 'fast' }, ...LOG },
     modern: { tools: { custom: 1, listChanged: true }, completions: { mode: 'fast' }, ...LOG }
   },
   {
@@ -112,19 +112,19 @@ const rows: Row[] = [
   {
     row: 'explicit subscribe false wins',
     server: { ...RESOURCES, subscribeResource: fn, capabilities: { resources: { subscribe: false } } },
-    legacy: { resources: L },
+    legacy: { resources: L, ...LOG },
     modern: { resources: M, ...LOG }
   },
   {
     row: 'explicit listChanged false wins (modern); legacy never claims true',
     server: { ...TOOLS, ...PROMPTS, capabilities: { tools: { listChanged: false }, prompts: { listChanged: true } } },
-    legacy: { tools: L, prompts: L },
+    legacy: { tools: L, prompts: L, ...LOG },
     modern: { tools: L, prompts: M, ...LOG }
   },
   {
     row: 'experimental kept in both eras; extensions modern only',
     server: { capabilities: { experimental: { 'com.example/x': { a: 1 } }, extensions: { 'com.example/ext': {} } } },
-    legacy: { experimental: { 'com.example/x': { a: 1 } } },
+    legacy: { experimental: { 'com.example/x': { a: 1 } }, ...LOG },
     modern: { experimental: { 'com.example/x': { a: 1 } }, extensions: { 'com.example/ext': {} }, ...LOG },
     modernTasks: {
       experimental: { 'com.example/x': { a: 1 } },
@@ -135,7 +135,7 @@ const rows: Row[] = [
   {
     row: 'a declared tasks extension needs the tasks option',
     server: { capabilities: { extensions: { [TASKS_EXTENSION]: { x: 1 } } } },
-    legacy: {},
+    legacy: { ...LOG },
     modern: { ...LOG },
     modernTasks: { extensions: { [TASKS_EXTENSION]: { x: 1 } }, ...LOG }
   }
@@ -196,7 +196,7 @@ t.test('invalid era', async (t) => {
   for (const era of ['dual', 'Modern', '', null, 1, {}] as unknown[]) {
     throwsCode(t, () => buildCapabilities(TOOLS, { era } as never), 'FST_MCP_INVALID_ERA', /expected one of legacy, modern/, `era ${JSON.stringify(era)}`)
   }
-  t.same(buildCapabilities(TOOLS, { era: undefined }), { tools: L }, 'undefined era means legacy')
+  t.same(buildCapabilities(TOOLS, { era: undefined }), { tools: L, ...LOG }, 'undefined era means legacy')
 })
 
 t.test('invalid server', async (t) => {
@@ -224,7 +224,6 @@ t.test('missing handler: names the capability and the handler', async (t) => {
     ['declared resources, listResources only', { listResources: fn, capabilities: { resources: {} } }, 'both', 'resources', 'readResource'],
     ['declared prompts without handlers', { capabilities: { prompts: {} } }, 'both', 'prompts', 'listPrompts'],
     ['declared completions without complete', { capabilities: { completions: {} } }, 'both', 'completions', 'complete'],
-    ['declared logging without setLogLevel', { capabilities: { logging: {} } }, 'legacy', 'logging', 'setLogLevel'],
     ['declared subscribe without subscribeResource', { ...RESOURCES, capabilities: { resources: { subscribe: true } } }, 'legacy', 'resources.subscribe', 'subscribeResource'],
     ['non-function callTool does not count', { listTools: fn, callTool: 'yes' }, 'both', 'tools', 'callTool']
   ]
@@ -272,12 +271,12 @@ t.test('handlers on class instances count; non-functions do not', async (t) => {
     getPrompt = 42
   }
   const server = new Server()
-  t.same(buildCapabilities(server), { tools: L, completions: {} })
+  t.same(buildCapabilities(server), { tools: L, completions: {}, ...LOG })
   t.same(buildCapabilities(server, { era: 'modern' }), { tools: M, completions: {}, ...LOG })
 
   const proto = Object.create(null, { listResources: { value: fn }, readResource: { value: fn } })
-  t.same(buildCapabilities(Object.create(proto)), { resources: L }, 'null-prototype chain')
-  t.same(buildCapabilities({ listTools: null, callTool: undefined, listResources: {}, readResource: [] }), {}, 'null/undefined/object/array values ignored')
+  t.same(buildCapabilities(Object.create(proto)), { resources: L, ...LOG }, 'null-prototype chain')
+  t.same(buildCapabilities({ listTools: null, callTool: undefined, listResources: {}, readResource: [] }), { ...LOG }, 'null/undefined/object/array values ignored')
 })
 
 t.test('frozen, deeply', async (t) => {

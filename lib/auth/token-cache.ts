@@ -5,6 +5,7 @@
  * whichever comes first. Keys are the tokens themselves: they are in this
  * process's memory anyway while requests carry them, and are never logged.
  */
+import { BoundedMemo } from '../common/bounded-memo.js'
 
 interface Entry<T> {
   readonly value: T
@@ -12,13 +13,12 @@ interface Entry<T> {
 }
 
 export class TokenCache<T> {
-  readonly #entries = new Map<string, Entry<T>>()
-  readonly #maxEntries: number
+  readonly #entries: BoundedMemo<string, Entry<T>>
   readonly #maxTtlMs: number
   readonly #now: () => number
 
   constructor (maxEntries: number, maxTtlMs: number, now: () => number = Date.now) {
-    this.#maxEntries = maxEntries
+    this.#entries = new BoundedMemo(maxEntries, 'oldest')
     this.#maxTtlMs = maxTtlMs
     this.#now = now
   }
@@ -39,14 +39,10 @@ export class TokenCache<T> {
 
   /** Remembers a verified token until `expiresAtMs` (its `exp`), at most the cache's limit from now. */
   set (token: string, value: T, expiresAtMs: number | undefined): void {
-    if (this.#maxEntries === 0) return
+    if (this.#entries.limit === 0) return
     const now = this.#now()
     const until = Math.min(now + this.#maxTtlMs, expiresAtMs ?? Number.POSITIVE_INFINITY)
     if (until <= now) return
-    this.#entries.delete(token)
-    while (this.#entries.size >= this.#maxEntries) {
-      this.#entries.delete(this.#entries.keys().next().value as string)
-    }
     this.#entries.set(token, { value, until })
   }
 

@@ -4,7 +4,6 @@
  * the caller's state: issuer and subject, or issuer and client id for a
  * token without a subject.
  */
-import type { FastifyRequest } from 'fastify'
 import type { AuthInfo } from '../server-module/auth-info.js'
 
 export type { AuthInfo }
@@ -80,24 +79,4 @@ export function scopesFromClaim (value: unknown): string[] {
   if (typeof value === 'string') return value.split(' ').filter((s) => s.length > 0)
   if (Array.isArray(value)) return value.filter((s): s is string => typeof s === 'string' && s.length > 0)
   return []
-}
-
-const VERIFIED = Symbol('fastify-mcp-capabilities.verified-caller')
-
-interface WithCaller {
-  [VERIFIED]?: VerifiedCaller
-}
-
-/** Records the verified caller of this request (set by the endpoint's authorization hook). */
-export function setVerifiedCaller (request: FastifyRequest, caller: VerifiedCaller): void {
-  (request as WithCaller)[VERIFIED] = caller
-}
-
-export function verifiedCallerOf (request: FastifyRequest): VerifiedCaller | undefined {
-  return (request as WithCaller)[VERIFIED]
-}
-
-/** The verified token of an authorized request (in handlers: `ctx.auth`), undefined without authorization. */
-export function authInfoOf (request: FastifyRequest): AuthInfo | undefined {
-  return (request as WithCaller)[VERIFIED]?.info
 }

@@ -9,6 +9,7 @@ import { DiscoverAbortError } from './discover-errors.js'
 import { credentialKey, DEFAULT_CREDENTIAL_HEADERS } from './credential.js'
 import { discover, normalizeUrl } from './discover.js'
 import type { Discovery, DiscoverOptions } from './discover.js'
+import { BoundedMemo } from '../common/bounded-memo.js'
 
 export const DEFAULT_MAX_ENTRIES = 256
 
@@ -36,12 +37,10 @@ interface Pending {
 
 export class DiscoverCache {
   readonly #defaults: DiscoverOptions
-  readonly #maxEntries: number
   readonly #maxTtlMs: number
   readonly #credentialHeaders: readonly string[]
   readonly #now: () => number
-  /** Map order is recency order: first is least recently used. */
-  readonly #entries = new Map<string, Entry>()
+  readonly #entries: BoundedMemo<string, Entry>
   readonly #pending = new Map<string, Pending>()
   /** Bumped by invalidate(), so an answer requested before it is not stored after it. */
   #generation = 0
@@ -54,7 +53,7 @@ export class DiscoverCache {
     }
     if (typeof now !== 'function') throw new TypeError('DiscoverCache: now must be a function')
     this.#defaults = defaults
-    this.#maxEntries = maxEntries
+    this.#entries = new BoundedMemo(maxEntries, 'least-recent')
     this.#maxTtlMs = maxTtlMs ?? Infinity
     this.#credentialHeaders = [...credentialHeaders]
     this.#now = now
@@ -110,16 +109,17 @@ export class DiscoverCache {
       return
     }
     const endpoint = normalizeUrl(url)
-    for (const [key, entry] of this.#entries) if (entry.url === endpoint) this.#entries.delete(key)
+    for (const [key, entry] of [...this.#entries.entries()]) if (entry.url === endpoint) this.#entries.delete(key)
     for (const [key, pending] of this.#pending) if (pending.url === endpoint) this.#pending.delete(key)
   }
 
   #get (key: string): Discovery | undefined {
-    const entry = this.#entries.get(key)
+    const entry = this.#entries.get(key) // now the most recently used
     if (entry === undefined) return undefined
-    this.#entries.delete(key)
-    if (!(this.#now() < entry.expiresAt)) return undefined
-    this.#entries.set(key, entry) // now the most recently used
+    if (!(this.#now() < entry.expiresAt)) {
+      this.#entries.delete(key)
+      return undefined
+    }
     return entry.value
   }
 
@@ -128,13 +128,7 @@ export class DiscoverCache {
     if (!(ttl > 0)) return
     const expiresAt = value.receivedAt + ttl
     if (!(this.#now() < expiresAt)) return
-    this.#entries.delete(key)
     this.#entries.set(key, { url: value.url, value: deepFreeze(value), expiresAt })
-    while (this.#entries.size > this.#maxEntries) {
-      const oldest = this.#entries.keys().next()
-      if (oldest.done === true) break
-      this.#entries.delete(oldest.value)
-    }
   }
 }
 

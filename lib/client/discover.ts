@@ -20,13 +20,13 @@ import { exchange, newRequestId } from './exchange.js'
 import type { FetchLike } from './exchange.js'
 import { initialize } from './initialize-probe.js'
 import type { LegacyInitializeResult } from './initialize-probe.js'
+import { MAX_TIMER_MS } from '../common/timers.js'
 
 export const DEFAULT_TIMEOUT_MS = 10_000
 export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024
 export const DEFAULT_CLIENT_INFO = Object.freeze({ name: 'fastify-mcp-capabilities', version: '0.1.0' })
 
 const META = 'io.modelcontextprotocol/'
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 export interface DiscoverOptions {
   /** Request headers, e.g. `{ authorization: 'Bearer …' }`. Protocol headers are set by the client. */

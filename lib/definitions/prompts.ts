@@ -9,13 +9,19 @@ import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
-import { type Completer, createComplete, withCompleters } from './completion.js'
+import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
-import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { Catalog, type CatalogEntry } from './catalog.js'
+import { attachGroup, callerOrigin } from './groups.js'
+import { serveList } from './listing.js'
+import { isThenable } from '../common/maybe-promise.js'
+import { checkKnownKeys } from './known-keys.js'
+import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, ObjectSchema } from './schema-types.js'
-import { isThenable } from './thenable.js'
 import { Invalid, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
@@ -46,13 +52,14 @@ export interface DefinedPrompts {
   complete?: (params: CompleteParams, ctx: HandlerContext) => CompleteResult | Promise<CompleteResult>
 }
 
-interface CompiledPrompt {
+export interface CompiledPrompt {
   readonly name: string
   readonly args: Validator
   readonly handler: (args: any, ctx: HandlerContext) => PromptReturn | Promise<PromptReturn>
 }
 
 const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
+const PROMPT_KEYS = ['title', 'description', 'arguments', 'icons', '_meta', 'scopes', 'complete', 'handler']
 
 function isStringSchema (schema: unknown): boolean {
   if (!isPlainObject(schema)) return false
@@ -62,7 +69,9 @@ function isStringSchema (schema: unknown): boolean {
   return typeof schema.const === 'string'
 }
 
-function listedArguments (plain: JsonObject, where: string): PromptArgument[] {
+function listedArguments (schema: JsonObject, where: string): PromptArgument[] {
+  // A defaulted argument may be left out: not listed as required.
+  const plain = defaultsOptional(schema)
   if (plain.properties !== undefined && !isPlainObject(plain.properties)) {
     throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema of string properties')
   }
@@ -92,62 +101,127 @@ function run (prompt: CompiledPrompt, args: unknown, ctx: HandlerContext): GetPr
   return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
 }
 
-/**
- * Defines prompts by name: `{ summarise: { arguments: Type.Object({ id: Type.String() }), handler: ({ id }) => '...' } }`.
- * Spread the result into a server module.
- */
-export function definePrompts<const A extends { [K in keyof A]: unknown }> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
-  if (!isPlainObject(prompts)) throw new FST_MCP_INVALID_DEFINITION('prompts', 'expected an object of prompt definitions by name')
-  const listed: Prompt[] = []
-  const table = new Map<string, CompiledPrompt>()
-  const scopes = new Map<string, readonly string[]>()
-  const completers = new Map<string, Readonly<Record<string, Completer>>>()
-  for (const name of Object.keys(prompts)) {
-    const where = `prompt "${name}"`
-    const definition = (prompts as Record<string, PromptDefinition>)[name] as PromptDefinition
-    if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { arguments?, handler, ... }')
-    if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
-    optionalString(definition.title, where, 'title')
-    optionalString(definition.description, where, 'description')
-    const schema = adaptSchema(definition.arguments ?? NO_ARGUMENTS, { where: `${where} (arguments)`, root: 'arguments', direction: 'input' })
-    const prompt: Record<string, unknown> = { name }
-    copyFields(definition as Record<string, unknown>, prompt, ['title', 'description'], where)
-    const args = listedArguments(schema.listed, `${where} (arguments)`)
-    if (args.length > 0) prompt.arguments = args
-    copyFields(definition as Record<string, unknown>, prompt, ['icons', '_meta'], where)
-    checkListed(Prompt, prompt, where, 'Prompt')
-    if (definition.complete !== undefined) {
-      if (!isPlainObject(definition.complete)) throw new FST_MCP_INVALID_DEFINITION(where, '"complete" must be an object of completers by argument name')
-      const own: Record<string, Completer> = Object.create(null)
-      for (const [argument, completer] of Object.entries(definition.complete)) {
-        if (!args.some((a) => a.name === argument)) throw new FST_MCP_INVALID_DEFINITION(where, `"complete" names "${argument}", which is not one of its arguments`)
-        if (typeof completer !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, `the completer of "${argument}" is not a function`)
-        own[argument] = completer as Completer
-      }
-      completers.set(name, Object.freeze(own))
-    }
-    const required = checkScopes(definition.scopes, where)
-    if (required !== undefined) scopes.set(name, required)
-    listed.push(prompt as Prompt)
-    table.set(name, { name, args: schema.validator, handler: definition.handler })
-  }
-  const list = deepFreeze({ prompts: listed }) as ListPromptsResult
+/** A compiled prompt as the catalogue keeps it. */
+export interface PromptEntry extends CatalogEntry {
+  readonly compiled: CompiledPrompt
+  readonly scopes: readonly string[] | undefined
+  readonly completers: Readonly<Record<string, Completer>> | undefined
+}
 
+/** Checks and compiles one definition (the same checks at registration and at runtime). */
+export function compilePromptEntry (name: string, definition: PromptDefinition<any>, origin: string): PromptEntry {
+  const where = `prompt "${name}"`
+  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { arguments?, handler, ... }')
+  checkKnownKeys(definition, PROMPT_KEYS, where)
+  if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
+  optionalString(definition.title, where, 'title')
+  optionalString(definition.description, where, 'description')
+  const schema = adaptSchema(definition.arguments ?? NO_ARGUMENTS, { where: `${where} (arguments)`, root: 'arguments', direction: 'input' })
+  const prompt: Record<string, unknown> = { name }
+  copyFields(definition as Record<string, unknown>, prompt, ['title', 'description'], where)
+  const args = listedArguments(schema.listed, `${where} (arguments)`)
+  if (args.length > 0) prompt.arguments = args
+  copyFields(definition as Record<string, unknown>, prompt, ['icons', '_meta'], where)
+  checkListed(Prompt, prompt, where, 'Prompt')
+  let completers: Record<string, Completer> | undefined
+  if (definition.complete !== undefined) {
+    if (!isPlainObject(definition.complete)) throw new FST_MCP_INVALID_DEFINITION(where, '"complete" must be an object of completers by argument name')
+    completers = Object.create(null) as Record<string, Completer>
+    for (const [argument, completer] of Object.entries(definition.complete)) {
+      if (!args.some((a) => a.name === argument)) throw new FST_MCP_INVALID_DEFINITION(where, `"complete" names "${argument}", which is not one of its arguments`)
+      if (typeof completer !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, `the completer of "${argument}" is not a function`)
+      completers[argument] = completer as Completer
+    }
+    Object.freeze(completers)
+  }
+  const scopes = checkScopes(definition.scopes, where)
+  deepFreeze(prompt)
+  return {
+    name,
+    listed: prompt,
+    json: JSON.stringify(prompt),
+    view: 'prompts',
+    origin,
+    compiled: { name, args: schema.validator, handler: definition.handler },
+    scopes,
+    completers
+  }
+}
+
+/** Hand-written handlers served beside the definitions (bound to their module). */
+export interface RawPromptHandlers {
+  listPrompts?: (params: JsonObject, ctx: HandlerContext) => unknown
+  getPrompt?: (params: GetPromptParams, ctx: HandlerContext) => unknown
+}
+
+/** `listPrompts` and `getPrompt` serving `catalog`; names it does not know at all go to the raw `getPrompt`. */
+export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHandlers = {}, pageSize?: number): Omit<DefinedPrompts, 'complete'> {
+  const rawGet = raw.getPrompt
   function getPrompt (params: GetPromptParams, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
     const name = params.name
-    const prompt = typeof name === 'string' ? table.get(name) : undefined
-    if (prompt === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
+    const entry = typeof name === 'string' ? catalog.get(name) : undefined
+    if (entry === undefined) {
+      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawGet(params, ctx) as GetPromptResult
+      throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
+    }
+    const prompt = entry.compiled
     const args = prompt.args.validate(params.arguments === undefined ? {} : params.arguments)
     return isThenable(args) ? Promise.resolve(args).then((settled) => run(prompt, settled, ctx)) : run(prompt, args, ctx)
   }
-
-  const requirement: ScopeRequirement | undefined = scopes.size === 0
-    ? undefined
-    : (params) => typeof params.name === 'string' ? scopes.get(params.name) : undefined
-  const defined: DefinedPrompts = {
-    listPrompts: () => list,
+  const rawScopes = rawGet === undefined ? undefined : (rawGet as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
+  const requirement: ScopeRequirement = (params) => {
+    const name = params.name
+    if (typeof name !== 'string') return undefined
+    const entry = catalog.entry(name)
+    if (entry !== undefined) return entry.scopes
+    return typeof rawScopes === 'function' ? rawScopes(params) : undefined
+  }
+  const completers = { get: (name: string) => catalog.get(name)?.completers } as unknown as CompleterTable
+  return {
+    listPrompts: (params?: JsonObject, ctx?: HandlerContext) =>
+      serveList(catalog, 'prompts', 'name', params, ctx, pageSize, raw.listPrompts) as ListPromptsResult,
     getPrompt: withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers)
   }
-  if (completers.size > 0) defined.complete = createComplete(defined)
-  return defined
+}
+
+/**
+ * Defines prompts by name: `{ summarise: { arguments: Type.Object({ id: Type.String() }), handler: ({ id }) => '...' } }`,
+ * or `{ summarise }` with each written by `definePrompt`. Spread any number of results into a server module.
+ */
+export function definePrompts<const A extends { [K in keyof A]: unknown }> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
+  if (!isPlainObject(prompts)) throw new FST_MCP_INVALID_DEFINITION('prompts', 'expected an object of prompt definitions by name')
+  const origin = callerOrigin('definePrompts', definePrompts)
+  const entries: PromptEntry[] = []
+  for (const name of Object.keys(prompts)) {
+    entries.push(compilePromptEntry(name, (prompts as Record<string, PromptDefinition<any>>)[name] as PromptDefinition<any>, origin))
+  }
+  let own: DefinedPrompts | undefined
+  const handlers = (): DefinedPrompts => {
+    if (own === undefined) {
+      const catalog = new Catalog<PromptEntry>('prompt')
+      for (const entry of entries) catalog.add(entry)
+      own = promptHandlers(catalog)
+      if (entries.some((e) => e.completers !== undefined)) own.complete = createComplete(own)
+    }
+    return own
+  }
+  const anyScopes = entries.some((e) => e.scopes !== undefined)
+  const getPrompt = (params: GetPromptParams, ctx: HandlerContext) => handlers().getPrompt(params, ctx)
+  withRequiredScopes(getPrompt, anyScopes ? (params) => requirementOf(handlers().getPrompt)(params) : undefined)
+  withCompleters(getPrompt, 'ref/prompt', { get: (name: string) => entries.find((e) => e.name === name)?.completers } as unknown as CompleterTable)
+  const defined = {} as DefinedPrompts
+  Object.defineProperties(defined, {
+    listPrompts: { value: (params?: JsonObject, ctx?: HandlerContext) => handlers().listPrompts(params, ctx) },
+    getPrompt: { value: getPrompt }
+  })
+  if (entries.some((e) => e.completers !== undefined)) {
+    Object.defineProperty(defined, 'complete', { value: (params: CompleteParams, ctx: HandlerContext) => (handlers().complete as NonNullable<DefinedPrompts['complete']>)(params, ctx) })
+  }
+  return attachGroup(defined, { kind: 'prompts', entries, origin })
+}
+
+/** One prompt, typed from its arguments schema, for a file of its own; collected by `definePrompts({ name })`. */
+export function definePrompt<const A = undefined> (prompt: PromptDefinition<A>): PromptDefinition<A> {
+  if (!isPlainObject(prompt)) throw new FST_MCP_INVALID_DEFINITION('prompt', 'expected an object { arguments?, handler, ... }')
+  return prompt
 }

@@ -13,3 +13,9 @@ export function withRequiredScopes<H extends object> (handler: H, requirement: S
   }
   return handler
 }
+
+/** The requirement a handler made by the define helpers carries (one that needs nothing when it has none). */
+export function requirementOf (handler: object): ScopeRequirement {
+  const requirement = (handler as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
+  return typeof requirement === 'function' ? requirement : () => undefined
+}

@@ -7,12 +7,17 @@
  */
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
-import { type Completer, createComplete, withCompleters } from './completion.js'
+import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
-import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { Catalog, type CatalogEntry } from './catalog.js'
+import { attachGroup, callerOrigin } from './groups.js'
+import { serveList } from './listing.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
-import { isThenable } from './thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
+import { checkKnownKeys } from './known-keys.js'
 import { parseUriTemplate, type TemplateVariableNames, type TemplateVariables, type UriTemplate } from './uri-template.js'
 import {
   type Annotations,
@@ -66,148 +71,207 @@ export interface DefinedResources {
   complete?: (params: CompleteParams, ctx: HandlerContext) => CompleteResult | Promise<CompleteResult>
 }
 
-interface CompiledStatic {
-  readonly mimeType: string | undefined
-  readonly scopes: readonly string[] | undefined
-  readonly read: (uri: string, ctx: HandlerContext) => ReadReturn | Promise<ReadReturn>
-}
-
-interface CompiledTemplate {
-  readonly template: UriTemplate
-  readonly mimeType: string | undefined
-  readonly scopes: readonly string[] | undefined
-  readonly list: ((ctx: HandlerContext) => Resource[] | Promise<Resource[]>) | undefined
-  readonly read: (variables: Record<string, string>, uri: string, ctx: HandlerContext) => ReadReturn | Promise<ReadReturn>
-}
-
 const DESCRIPTIVE = ['title', 'description', 'mimeType'] as const
 const EXTRA = ['annotations', 'icons', '_meta'] as const
+const RESOURCE_KEYS = ['uri', 'uriTemplate', 'title', 'description', 'mimeType', 'annotations', 'icons', '_meta', 'size', 'scopes', 'list', 'complete', 'read']
 
 function contentsOf (value: ReadReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
   if (typeof value !== 'string') return value
   return { contents: [mimeType === undefined ? { uri, text: value } : { uri, mimeType, text: value }] }
 }
 
-/**
- * Defines resources by name:
- * `{ readme: { uri: 'docs://readme', read: () => '...' }, note: { uriTemplate: 'notes://note/{id}', read: ({ id }) => ... } }`.
- * Spread the result into a server module.
- */
-export function defineResources<const T extends { [K in keyof T]: unknown }> (resources: { [K in keyof T]: ResourceDefinition<T[K]> }): DefinedResources {
-  if (!isPlainObject(resources)) throw new FST_MCP_INVALID_DEFINITION('resources', 'expected an object of resource definitions by name')
-  const listedResources: Resource[] = []
-  const listedTemplates: ResourceTemplate[] = []
-  const statics = new Map<string, CompiledStatic>()
-  const templates: CompiledTemplate[] = []
-  const completers = new Map<string, Readonly<Record<string, Completer>>>()
-  let anyScopes = false
+/** A compiled resource (`uri`) or template (`uriTemplate`) as the catalogue keeps it. */
+export interface ResourceEntry extends CatalogEntry {
+  /** Its URI, or its template's text. */
+  readonly key: string
+  readonly mimeType: string | undefined
+  readonly scopes: readonly string[] | undefined
+  /** Templates only. */
+  readonly template: UriTemplate | undefined
+  readonly list: ((ctx: HandlerContext) => Resource[] | Promise<Resource[]>) | undefined
+  readonly completers: Readonly<Record<string, Completer>> | undefined
+  readonly read: (...args: any[]) => ReadReturn | Promise<ReadReturn>
+}
 
-  for (const name of Object.keys(resources)) {
-    const where = `resource "${name}"`
-    const definition = (resources as Record<string, unknown>)[name] as Record<string, any>
-    if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { uri or uriTemplate, read, ... }')
-    if (typeof definition.read !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"read" is not a function')
-    for (const field of DESCRIPTIVE) optionalString(definition[field], where, field)
-    const scopes = checkScopes(definition.scopes, where)
-    if (scopes !== undefined) anyScopes = true
-    const mimeType = definition.mimeType as string | undefined
-
-    if (definition.uri !== undefined && definition.uriTemplate !== undefined) throw new FST_MCP_INVALID_DEFINITION(where, 'give either "uri" or "uriTemplate", not both')
-    if (definition.uri !== undefined) {
-      const uri: unknown = definition.uri
-      if (typeof uri !== 'string' || !URL.canParse(uri)) throw new FST_MCP_INVALID_DEFINITION(where, '"uri" must be an absolute URI')
-      if (statics.has(uri)) throw new FST_MCP_INVALID_DEFINITION(where, `"${uri}" is defined twice`)
-      const listed: Record<string, unknown> = { uri, name }
-      copyFields(definition, listed, DESCRIPTIVE, where)
-      if (definition.size !== undefined) listed.size = definition.size
-      copyFields(definition, listed, EXTRA, where)
-      checkListed(Resource, listed, where, 'Resource')
-      listedResources.push(listed as Resource)
-      statics.set(uri, { mimeType, scopes, read: definition.read as CompiledStatic['read'] })
-    } else if (definition.uriTemplate !== undefined) {
-      const template = parseUriTemplate(definition.uriTemplate as string, where)
-      if (definition.list !== undefined && typeof definition.list !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"list" is not a function')
-      const listed: Record<string, unknown> = { uriTemplate: template.template, name }
-      copyFields(definition, listed, DESCRIPTIVE, where)
-      copyFields(definition, listed, EXTRA, where)
-      checkListed(ResourceTemplate, listed, where, 'ResourceTemplate')
-      listedTemplates.push(listed as ResourceTemplate)
-      if (definition.complete !== undefined) {
-        if (!isPlainObject(definition.complete)) throw new FST_MCP_INVALID_DEFINITION(where, '"complete" must be an object of completers by variable name')
-        const own: Record<string, Completer> = Object.create(null)
-        for (const [variable, completer] of Object.entries(definition.complete)) {
-          if (!template.variables.includes(variable)) throw new FST_MCP_INVALID_DEFINITION(where, `"complete" names "${variable}", which is not a variable of ${template.template}`)
-          if (typeof completer !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, `the completer of "${variable}" is not a function`)
-          own[variable] = completer as Completer
-        }
-        completers.set(template.template, Object.freeze(own))
-      }
-      templates.push({
-        template,
-        mimeType,
-        scopes,
-        list: definition.list as CompiledTemplate['list'],
-        read: definition.read as CompiledTemplate['read']
-      })
-    } else {
-      throw new FST_MCP_INVALID_DEFINITION(where, 'needs a "uri" (one resource) or a "uriTemplate" (a family of them)')
+/** Checks and compiles one definition (the same checks at registration and at runtime). */
+export function compileResourceEntry (name: string, definition: ResourceDefinition<any>, origin: string): ResourceEntry {
+  const where = `resource "${name}"`
+  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { uri or uriTemplate, read, ... }')
+  checkKnownKeys(definition as Record<string, unknown>, RESOURCE_KEYS, where)
+  const def = definition as Record<string, any>
+  if (typeof def.read !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"read" is not a function')
+  for (const field of DESCRIPTIVE) optionalString(def[field], where, field)
+  const scopes = checkScopes(def.scopes, where)
+  const mimeType = def.mimeType as string | undefined
+  if (def.uri !== undefined && def.uriTemplate !== undefined) throw new FST_MCP_INVALID_DEFINITION(where, 'give either "uri" or "uriTemplate", not both')
+  if (def.uri !== undefined) {
+    const uri: unknown = def.uri
+    if (typeof uri !== 'string' || !URL.canParse(uri)) throw new FST_MCP_INVALID_DEFINITION(where, '"uri" must be an absolute URI')
+    const listed: Record<string, unknown> = { uri, name }
+    copyFields(def, listed, DESCRIPTIVE, where)
+    if (def.size !== undefined) listed.size = def.size
+    copyFields(def, listed, EXTRA, where)
+    checkListed(Resource, listed, where, 'Resource')
+    deepFreeze(listed)
+    return { name, listed, json: JSON.stringify(listed), view: 'resources', key: uri, origin, mimeType, scopes, template: undefined, list: undefined, completers: undefined, read: def.read }
+  }
+  if (def.uriTemplate === undefined) throw new FST_MCP_INVALID_DEFINITION(where, 'needs a "uri" (one resource) or a "uriTemplate" (a family of them)')
+  const template = parseUriTemplate(def.uriTemplate as string, where)
+  if (def.list !== undefined && typeof def.list !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"list" is not a function')
+  const listed: Record<string, unknown> = { uriTemplate: template.template, name }
+  copyFields(def, listed, DESCRIPTIVE, where)
+  copyFields(def, listed, EXTRA, where)
+  checkListed(ResourceTemplate, listed, where, 'ResourceTemplate')
+  let completers: Record<string, Completer> | undefined
+  if (def.complete !== undefined) {
+    if (!isPlainObject(def.complete)) throw new FST_MCP_INVALID_DEFINITION(where, '"complete" must be an object of completers by variable name')
+    completers = Object.create(null) as Record<string, Completer>
+    for (const [variable, completer] of Object.entries(def.complete)) {
+      if (!template.variables.includes(variable)) throw new FST_MCP_INVALID_DEFINITION(where, `"complete" names "${variable}", which is not a variable of ${template.template}`)
+      if (typeof completer !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, `the completer of "${variable}" is not a function`)
+      completers[variable] = completer as Completer
     }
+    Object.freeze(completers)
   }
-
-  const staticList = deepFreeze({ resources: listedResources }) as ListResourcesResult
-  const templateList = deepFreeze({ resourceTemplates: listedTemplates }) as ListResourceTemplatesResult
-  const listing = templates.filter((t) => t.list !== undefined)
-
-  function listResources (_params?: JsonObject, ctx?: HandlerContext): ListResourcesResult | Promise<ListResourcesResult> {
-    if (listing.length === 0) return staticList
-    return Promise.all(listing.map((t) => (t.list as NonNullable<CompiledTemplate['list']>)(ctx as HandlerContext)))
-      .then((lists) => ({ resources: [...staticList.resources, ...lists.flat()] }))
+  deepFreeze(listed)
+  return {
+    name,
+    listed,
+    json: JSON.stringify(listed),
+    view: 'resourceTemplates',
+    key: template.template,
+    origin,
+    mimeType,
+    scopes,
+    template,
+    list: def.list,
+    completers,
+    read: def.read
   }
+}
 
+/** Hand-written handlers served beside the definitions (bound to their module). */
+export interface RawResourceHandlers {
+  listResources?: (params: JsonObject, ctx: HandlerContext) => unknown
+  listResourceTemplates?: (params: JsonObject, ctx: HandlerContext) => unknown
+  readResource?: (params: ReadResourceParams, ctx: HandlerContext) => unknown
+}
+
+/** The enabled template matching `uri`, with its variables. */
+function matchTemplate (catalog: Catalog<ResourceEntry>, uri: string): { entry: ResourceEntry, variables: Record<string, string> } | undefined {
+  for (const entry of catalog.enabled('resourceTemplates')) {
+    const variables = (entry.template as UriTemplate).match(uri)
+    if (variables !== undefined) return { entry, variables }
+  }
+  return undefined
+}
+
+/** The list, templates list and read of `catalog`; a URI no definition matches goes to the raw `readResource`. */
+export function resourceHandlers (catalog: Catalog<ResourceEntry>, raw: RawResourceHandlers = {}, pageSize?: number): Omit<DefinedResources, 'complete'> {
+  const rawRead = raw.readResource
   function readResource (params: ReadResourceParams, ctx: HandlerContext): ReadResourceResult | Promise<ReadResourceResult> {
     const uri = params.uri
     if (typeof uri !== 'string') throw resourceNotFound(String(uri))
-    const known = statics.get(uri)
+    const known = catalog.byKey(uri)
     let result: ReadReturn | Promise<ReadReturn>
     let mimeType: string | undefined
-    if (known !== undefined) {
+    if (known !== undefined && known.view === 'resources') {
       mimeType = known.mimeType
       result = known.read(uri, ctx)
     } else {
-      let found: { template: CompiledTemplate, variables: Record<string, string> } | undefined
-      for (const template of templates) {
-        const variables = template.template.match(uri)
-        if (variables !== undefined) {
-          found = { template, variables }
-          break
-        }
+      const found = matchTemplate(catalog, uri)
+      if (found === undefined) {
+        if (rawRead !== undefined && !catalog.hasKey(uri)) return rawRead(params, ctx) as ReadResourceResult
+        throw resourceNotFound(uri)
       }
-      if (found === undefined) throw resourceNotFound(uri)
-      mimeType = found.template.mimeType
-      result = found.template.read(found.variables, uri, ctx)
+      mimeType = found.entry.mimeType
+      result = found.entry.read(found.variables, uri, ctx)
     }
     return isThenable(result)
       ? Promise.resolve(result).then((value) => contentsOf(value, uri, mimeType))
       : contentsOf(result, uri, mimeType)
   }
-
-  const requirement: ScopeRequirement | undefined = anyScopes
-    ? (params) => {
-        const uri = params.uri
-        // filterLists asks about a listed template by its text
-        if (typeof params.uriTemplate === 'string') return templates.find((t) => t.template.template === params.uriTemplate)?.scopes
-        if (typeof uri !== 'string') return undefined
-        const known = statics.get(uri)
-        if (known !== undefined) return known.scopes
-        return templates.find((t) => t.template.match(uri) !== undefined)?.scopes
-      }
-    : undefined
-
-  const defined: DefinedResources = {
-    listResources,
-    listResourceTemplates: () => templateList,
+  const rawScopes = rawRead === undefined ? undefined : (rawRead as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
+  const requirement: ScopeRequirement = (params) => {
+    const uri = params.uri
+    // filterLists asks about a listed template by its text
+    if (typeof params.uriTemplate === 'string') {
+      const entry = catalog.byKey(params.uriTemplate)
+      if (entry !== undefined) return entry.scopes
+    } else if (typeof uri === 'string') {
+      const known = catalog.byKey(uri)
+      if (known !== undefined && known.view === 'resources') return known.scopes
+      const found = matchTemplate(catalog, uri)
+      if (found !== undefined) return found.entry.scopes
+    }
+    return typeof rawScopes === 'function' ? rawScopes(params) : undefined
+  }
+  const listing = (ctx: HandlerContext): Resource[] | Promise<Resource[]> => {
+    const lists = catalog.enabled('resourceTemplates').filter((t) => t.list !== undefined)
+    if (lists.length === 0) return []
+    return Promise.all(lists.map((t) => (t.list as NonNullable<ResourceEntry['list']>)(ctx))).then((all) => all.flat())
+  }
+  const completers = {
+    get: (text: string) => {
+      const entry = catalog.byKey(text)
+      return entry?.view === 'resourceTemplates' ? entry.completers : undefined
+    }
+  } as unknown as CompleterTable
+  return {
+    listResources: (params?: JsonObject, ctx?: HandlerContext) => {
+      const anyListing = catalog.enabled('resourceTemplates').some((t) => t.list !== undefined)
+      return serveList(catalog, 'resources', 'uri', params, ctx, pageSize, raw.listResources, anyListing ? listing : undefined) as ListResourcesResult | Promise<ListResourcesResult>
+    },
+    listResourceTemplates: (params?: JsonObject, ctx?: HandlerContext) =>
+      serveList(catalog, 'resourceTemplates', 'uriTemplate', params, ctx, pageSize, raw.listResourceTemplates) as ListResourceTemplatesResult,
     readResource: withCompleters(withRequiredScopes(readResource, requirement), 'ref/resource', completers)
   }
-  if (completers.size > 0) defined.complete = createComplete(defined)
-  return defined
+}
+
+/**
+ * Defines resources by name:
+ * `{ readme: { uri: 'docs://readme', read: () => '...' }, note: { uriTemplate: 'notes://note/{id}', read: ({ id }) => ... } }`,
+ * or `{ readme }` with each written by `defineResource`. Spread any number of results into a server module.
+ */
+export function defineResources<const T extends { [K in keyof T]: unknown }> (resources: { [K in keyof T]: ResourceDefinition<T[K]> }): DefinedResources {
+  if (!isPlainObject(resources)) throw new FST_MCP_INVALID_DEFINITION('resources', 'expected an object of resource definitions by name')
+  const origin = callerOrigin('defineResources', defineResources)
+  const entries: ResourceEntry[] = []
+  // A group checks its own duplicates at once, as it always did.
+  const check = new Catalog<ResourceEntry>('resource')
+  for (const name of Object.keys(resources)) {
+    const entry = compileResourceEntry(name, (resources as Record<string, ResourceDefinition<any>>)[name] as ResourceDefinition<any>, origin)
+    check.add(entry)
+    entries.push(entry)
+  }
+  let own: DefinedResources | undefined
+  const handlers = (): DefinedResources => {
+    if (own === undefined) {
+      own = resourceHandlers(check)
+      if (entries.some((e) => e.completers !== undefined)) own.complete = createComplete(own)
+    }
+    return own
+  }
+  const anyScopes = entries.some((e) => e.scopes !== undefined)
+  const readResource = (params: ReadResourceParams, ctx: HandlerContext) => handlers().readResource(params, ctx)
+  withRequiredScopes(readResource, anyScopes ? (params) => requirementOf(handlers().readResource)(params) : undefined)
+  withCompleters(readResource, 'ref/resource', {
+    get: (text: string) => entries.find((e) => e.view === 'resourceTemplates' && e.key === text)?.completers
+  } as unknown as CompleterTable)
+  const defined = {} as DefinedResources
+  Object.defineProperties(defined, {
+    listResources: { value: (params?: JsonObject, ctx?: HandlerContext) => handlers().listResources(params, ctx) },
+    listResourceTemplates: { value: (params?: JsonObject, ctx?: HandlerContext) => handlers().listResourceTemplates(params, ctx) },
+    readResource: { value: readResource }
+  })
+  if (entries.some((e) => e.completers !== undefined)) {
+    Object.defineProperty(defined, 'complete', { value: (params: CompleteParams, ctx: HandlerContext) => (handlers().complete as NonNullable<DefinedResources['complete']>)(params, ctx) })
+  }
+  return attachGroup(defined, { kind: 'resources', entries, origin })
+}
+
+/** One resource or template, typed from its template text, for a file of its own; collected by `defineResources({ name })`. */
+export function defineResource<const T = undefined> (resource: ResourceDefinition<T>): ResourceDefinition<T> {
+  if (!isPlainObject(resource)) throw new FST_MCP_INVALID_DEFINITION('resource', 'expected an object { uri or uriTemplate, read, ... }')
+  return resource
 }

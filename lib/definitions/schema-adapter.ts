@@ -77,6 +77,27 @@ function listedFrom (schema: unknown, kind: Kind, use: SchemaUse): Record<string
   return plainJson(converted, use.where) as Record<string, unknown>
 }
 
+/**
+ * Compiled validators by kind, use and the JSON text of their schema: tools
+ * with the same schema (generated catalogues, per-tenant copies) share one
+ * compiled check, so registering many of them does not compile the same code
+ * again. Bounded. Standard Schemas are not shared: their library validates
+ * (with refinements and transforms the JSON Schema does not show), and there
+ * is nothing to compile.
+ */
+const shared = new Map<string, Validator>()
+const MAX_SHARED_VALIDATORS = 4096
+
+function sharedValidator (key: string, compile: () => Validator): Validator {
+  let validator = shared.get(key)
+  if (validator === undefined) {
+    validator = compile()
+    if (shared.size >= MAX_SHARED_VALIDATORS) shared.clear()
+    shared.set(key, validator)
+  }
+  return validator
+}
+
 /** Lists and compiles `schema` for `use`; a schema of no accepted kind, or not an object schema, fails here. */
 export function adaptSchema (schema: unknown, use: SchemaUse): AdaptedSchema {
   const kind = kindOf(schema, use.where)
@@ -86,14 +107,13 @@ export function adaptSchema (schema: unknown, use: SchemaUse): AdaptedSchema {
   }
   checkDialect(listed, use.where)
   const applyDefaults = use.direction === 'input'
-  let validator: Validator
-  if (kind === 'typebox-legacy') {
-    validator = compileValidator(schema as Parameters<typeof compileValidator>[0], use.where, use.root, applyDefaults)
-  } else if (kind === 'standard') {
+  if (kind === 'standard') {
     checkJsonSchema(listed, use.where)
-    validator = standardValidator(schema as StandardJsonSchema, use.root)
-  } else {
-    validator = compileJsonSchema(plainJson(listed, use.where), use.where, use.root, applyDefaults)
+    return { listed: listed as JsonObject, validator: standardValidator(schema as StandardJsonSchema, use.root) }
   }
+  const key = `${kind} ${use.root} ${applyDefaults ? '+' : '-'} ${JSON.stringify(listed)}`
+  const validator = kind === 'typebox-legacy'
+    ? sharedValidator(key, () => compileValidator(schema as Parameters<typeof compileValidator>[0], use.where, use.root, applyDefaults))
+    : sharedValidator(key, () => compileJsonSchema(plainJson(listed, use.where), use.where, use.root, applyDefaults))
   return { listed: listed as JsonObject, validator }
 }

@@ -53,8 +53,12 @@ export interface JsonObjectSchema extends JsonSchema {
  */
 export type ObjectSchema = StandardJsonSchema | JsonObjectSchema
 
-/** A schema as written when it is one; otherwise what is accepted, so the definition does not compile. */
-export type Checked<S> = S extends ObjectSchema ? S : ObjectSchema
+/**
+ * A schema as written when it is one; otherwise what is accepted, so the
+ * definition does not compile. A definition typed without its schemas
+ * (`ToolDefinition`, `ToolDefinition<any, any>`) is checked when registered.
+ */
+export type Checked<S> = unknown extends S ? S : S extends ObjectSchema ? S : ObjectSchema
 
 type Simplify<T> = { [K in keyof T]: T[K] } & {}
 
@@ -129,7 +133,7 @@ export type Infer<S> =
  * The object a handler receives for a root `schema`: `Infer`, or any object
  * when the type cannot tell (a plain schema whose literal types were lost).
  */
-export type InferObject<S> = unknown extends Infer<S> ? Record<string, unknown> : Infer<S>
+export type InferObject<S> = 0 extends 1 & S ? any : unknown extends Infer<S> ? Record<string, unknown> : Infer<S>
 
 /** The value a handler returns for an output `schema` (for a Standard Schema: its input type). */
 export type InferReturn<S> =

@@ -5,7 +5,7 @@
  * issues become the same "path: problem" lines as the JSON Schema validators'.
  */
 import type { StandardJsonSchema } from './schema-types.js'
-import { isThenable } from './thenable.js'
+import { isThenable } from '../common/maybe-promise.js'
 import { clip } from '../protocol/describe.js'
 import { Invalid, type Validator, withinStack } from './validation.js'
 

@@ -11,10 +11,17 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
-import { type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
+import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { LISTED_TOOL } from '../server-module/listed-tool.js'
+import { Catalog, type CatalogEntry } from './catalog.js'
+import { attachGroup, callerOrigin } from './groups.js'
+import { serveList } from './listing.js'
+import { isThenable } from '../common/maybe-promise.js'
+import { checkKnownKeys } from './known-keys.js'
+import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
-import { isThenable } from './thenable.js'
 import { Invalid, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
@@ -41,8 +48,8 @@ function isToolError (value: unknown): value is ToolError {
   return value !== null && typeof value === 'object' && (value as { [TOOL_ERROR]?: unknown })[TOOL_ERROR] === true
 }
 
-/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult`. */
-export type ToolReturn<O> = [O] extends [ObjectSchema] ? (InferReturn<O> & object) | ToolError : CallToolResult
+/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult` or a string (one text block). */
+export type ToolReturn<O> = [O] extends [ObjectSchema] ? (InferReturn<O> & object) | ToolError : CallToolResult | string
 
 /** The handler's arguments: typed from the input schema (no input: no arguments). */
 export type ToolArguments<I> = [I] extends [ObjectSchema] ? InferObject<I> : Record<string, never>
@@ -62,13 +69,14 @@ export interface ToolDefinition<I = ObjectSchema, O = unknown> {
   handler: (args: ToolArguments<I>, ctx: HandlerContext) => ToolReturn<O> | Promise<ToolReturn<O>>
 }
 
+/** What `defineTools` returns: a group of definitions to spread into a server module (see groups.ts). */
 export interface DefinedTools {
-  /** The deeply frozen list (the same object every time). */
+  /** The group's deeply frozen list (the same object every time), for direct use. */
   listTools: (params?: JsonObject, ctx?: HandlerContext) => ListToolsResult
   callTool: (params: CallToolParams, ctx: HandlerContext) => CallToolResult | Promise<CallToolResult>
 }
 
-interface CompiledTool {
+export interface CompiledTool {
   readonly name: string
   readonly input: Validator
   readonly output: Validator | undefined
@@ -76,18 +84,21 @@ interface CompiledTool {
 }
 
 const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
+const TOOL_KEYS = ['title', 'description', 'input', 'output', 'annotations', 'icons', '_meta', 'scopes', 'handler']
 
 function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, compiled: CompiledTool } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
   if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
+  checkKnownKeys(definition as Record<string, unknown>, TOOL_KEYS, where)
   if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
   optionalString(definition.title, where, 'title')
   optionalString(definition.description, where, 'description')
   const tool: Record<string, unknown> = { name }
   copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
   const input = adaptSchema(definition.input ?? NO_ARGUMENTS, { where: `${where} (input)`, root: 'arguments', direction: 'input' })
-  tool.inputSchema = input.listed
+  // A defaulted argument may be left out: not listed as required.
+  tool.inputSchema = defaultsOptional(input.listed)
   // the handler's own object is checked as it is: no defaults written into it
   const output = definition.output === undefined ? undefined : adaptSchema(definition.output, { where: `${where} (output)`, root: 'result', direction: 'output' })
   if (output !== undefined) tool.outputSchema = output.listed
@@ -106,6 +117,11 @@ function invalidArguments (tool: CompiledTool, invalid: Invalid): CallToolResult
   }
 }
 
+/** A string answer is one text block; anything else is the handler's `CallToolResult` (checked by the endpoint). */
+function asToolResult (value: unknown): CallToolResult {
+  return typeof value === 'string' ? { content: [{ type: 'text', text: value }] } : value as CallToolResult
+}
+
 function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
   if (isToolError(value)) return value
   const checked = (tool.output as Validator).validate(value)
@@ -115,7 +131,7 @@ function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): C
 function structuredContent (tool: CompiledTool, checked: unknown, ctx: HandlerContext): CallToolResult {
   if (checked instanceof Invalid) {
     // The server's fault, not the caller's: details go to the log, the client gets a bare internal error.
-    ctx.logger.error({ tool: tool.name, problems: checked.problems }, 'MCP tool result does not match its output schema')
+    ctx.logger.error({ tool: tool.name, problems: checked.problems }, `MCP tool "${tool.name}" returned a result that does not match its output schema`)
     throw new McpError(ErrorCode.InternalError, 'Internal error')
   }
   // The text block carries the same JSON for clients that predate structuredContent (the spec's advice).
@@ -126,16 +142,75 @@ function structuredContent (tool: CompiledTool, checked: unknown, ctx: HandlerCo
 function run (tool: CompiledTool, args: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
   if (args instanceof Invalid) return invalidArguments(tool, args)
   const result = tool.handler(args, ctx)
-  if (tool.output === undefined) return result as CallToolResult | Promise<CallToolResult>
+  if (tool.output === undefined) {
+    return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
+  }
   return isThenable(result)
     ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
     : structured(tool, result, ctx)
 }
 
+/** A compiled tool as the catalogue keeps it. */
+export interface ToolEntry extends CatalogEntry {
+  readonly compiled: CompiledTool
+  readonly scopes: readonly string[] | undefined
+}
+
+/** Checks and compiles one definition (the same checks at registration and at runtime). */
+export function compileToolEntry (name: string, definition: ToolDefinition<any, any>, origin: string): ToolEntry {
+  const { tool, compiled } = compileTool(name, definition as ToolDefinition<ObjectSchema, unknown>)
+  const scopes = checkScopes(definition.scopes, `tool "${name}"`)
+  deepFreeze(tool)
+  return { name, listed: tool, json: JSON.stringify(tool), view: 'tools', origin, compiled, scopes }
+}
+
+/** Hand-written handlers served beside the definitions (bound to their module). */
+export interface RawToolHandlers {
+  listTools?: (params: JsonObject, ctx: HandlerContext) => unknown
+  callTool?: (params: CallToolParams, ctx: HandlerContext) => unknown
+}
+
 /**
- * Defines tools by name: `{ add: { input: Type.Object({ a: Type.Number(), b: Type.Number() }), handler: ({ a, b }) => ... } }`
- * (or `z.object(...)`, or `{ type: 'object', properties: ... }`).
- * Spread the result into a server module (beside other handlers).
+ * `listTools` and `callTool` serving `catalog`: a name the catalogue does not
+ * know at all goes to the raw `callTool` (when there is one); a disabled
+ * tool is unknown. Raw listed tools follow the defined ones.
+ */
+export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number): DefinedTools {
+  const rawCall = raw.callTool
+  function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
+    const name = params.name
+    const entry = typeof name === 'string' ? catalog.get(name) : undefined
+    if (entry === undefined) {
+      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawCall(params, ctx) as CallToolResult
+      throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
+    }
+    const tool = entry.compiled
+    const args = tool.input.validate(params.arguments === undefined ? {} : params.arguments)
+    return isThenable(args) ? Promise.resolve(args).then((settled) => run(tool, settled, ctx)) : run(tool, args, ctx)
+  }
+  const rawScopes = rawCall === undefined ? undefined : (rawCall as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
+  const requirement: ScopeRequirement = (params) => {
+    const name = params.name
+    if (typeof name !== 'string') return undefined
+    const entry = catalog.entry(name)
+    if (entry !== undefined) return entry.scopes
+    return typeof rawScopes === 'function' ? rawScopes(params) : undefined
+  }
+  Object.defineProperty(callTool, LISTED_TOOL, {
+    value: (name: string) => catalog.has(name) ? (catalog.get(name)?.listed as JsonObject | undefined) ?? null : undefined
+  })
+  return {
+    listTools: (params?: JsonObject, ctx?: HandlerContext) =>
+      serveList(catalog, 'tools', 'name', params, ctx, pageSize, raw.listTools) as ListToolsResult,
+    callTool: withRequiredScopes(callTool, requirement)
+  }
+}
+
+/**
+ * Defines tools by name: `{ add: { input: Type.Object({ a: Type.Number(), b: Type.Number() }), handler: ({ a, b }) => ... } }`,
+ * or `{ add, sub }` with each written by `defineTool` in a file of its own.
+ * Spread any number of results into a server module, beside raw handlers:
+ * every definition is served, and a name defined twice fails registration.
  */
 export function defineTools<
   // Inferred per tool: the input schema (I) and the output schema (O) of each name.
@@ -143,32 +218,36 @@ export function defineTools<
   const O extends { [K in keyof I]: unknown }
 > (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: Checked<O[K]> } } & { [K in keyof I]: { input?: Checked<I[K]> } }): DefinedTools {
   if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
-  const listed: Tool[] = []
-  const table = new Map<string, CompiledTool>()
-  const scopes = new Map<string, readonly string[]>()
+  const origin = callerOrigin('defineTools', defineTools)
+  const entries: ToolEntry[] = []
   for (const name of Object.keys(tools)) {
-    const definition = (tools as Record<string, ToolDefinition<ObjectSchema, unknown>>)[name] as ToolDefinition<ObjectSchema, unknown>
-    const { tool, compiled } = compileTool(name, definition)
-    const required = checkScopes(definition.scopes, `tool "${name}"`)
-    if (required !== undefined) scopes.set(name, required)
-    listed.push(tool)
-    table.set(name, compiled)
+    entries.push(compileToolEntry(name, (tools as Record<string, ToolDefinition<ObjectSchema, unknown>>)[name] as ToolDefinition<ObjectSchema, unknown>, origin))
   }
-  const list = deepFreeze({ tools: listed }) as ListToolsResult
+  // The group's own handlers, for direct use (unit tests); the endpoint serves the composed catalogue.
+  let own: DefinedTools | undefined
+  const handlers = (): DefinedTools => {
+    if (own === undefined) {
+      const catalog = new Catalog<ToolEntry>('tool')
+      for (const entry of entries) catalog.add(entry)
+      own = toolHandlers(catalog)
+    }
+    return own
+  }
+  const defined = {} as DefinedTools
+  Object.defineProperties(defined, {
+    listTools: { value: (params?: JsonObject, ctx?: HandlerContext) => handlers().listTools(params, ctx) },
+    callTool: { value: withRequiredScopes((params: CallToolParams, ctx: HandlerContext) => handlers().callTool(params, ctx),
+      entries.some((e) => e.scopes !== undefined) ? (params) => requirementOf(handlers().callTool)(params) : undefined) }
+  })
+  return attachGroup(defined, { kind: 'tools', entries, origin })
+}
 
-  function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
-    const name = params.name
-    const tool = typeof name === 'string' ? table.get(name) : undefined
-    if (tool === undefined) throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
-    const args = tool.input.validate(params.arguments === undefined ? {} : params.arguments)
-    return isThenable(args) ? Promise.resolve(args).then((settled) => run(tool, settled, ctx)) : run(tool, args, ctx)
-  }
-
-  const requirement: ScopeRequirement | undefined = scopes.size === 0
-    ? undefined
-    : (params) => typeof params.name === 'string' ? scopes.get(params.name) : undefined
-  return {
-    listTools: () => list,
-    callTool: withRequiredScopes(callTool, requirement)
-  }
+/**
+ * One tool, typed from its schemas, for a file of its own:
+ * `export const add = defineTool({ input: Type.Object({ a: Type.Number() }), handler: ({ a }) => ... })`,
+ * collected by `defineTools({ add })` (or added at runtime with `fastify.mcp.tools.add('add', add)`).
+ */
+export function defineTool<const I = undefined, const O = undefined> (tool: ToolDefinition<I, O> & { input?: Checked<I>, output?: Checked<O> }): ToolDefinition<I, O> {
+  if (!isPlainObject(tool)) throw new FST_MCP_INVALID_DEFINITION('tool', 'expected an object { input?, output?, handler, ... }')
+  return tool
 }

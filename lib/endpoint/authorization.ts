@@ -10,9 +10,8 @@
  * before the body is parsed, so it carries no id; a 403 echoes the id.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { setVerifiedCaller, verifiedCallerOf } from '../auth/verified-token.js'
 import type { ResolvedAuthorization } from '../auth/authorization-options.js'
-import { setCaller } from '../auth/caller.js'
+import { scopeOf, verifiedCallerOf } from '../handler/request-scope.js'
 import { FILTERED_LISTS, filterList } from '../auth/list-filter.js'
 import { type AuthRejection, type AuthVerdict, isRejection, ResourceServer, RETRY_AFTER_SEC, type TokenVerifier } from '../auth/resource-server.js'
 import { scopesRequired } from '../server-module/scopes.js'
@@ -20,12 +19,11 @@ import type { JsonObject, ServerModule } from '../server-module/contract.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
-import { METHOD_ROUTES } from '../protocol/methods.js'
+import { moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
+import { MAX_TIMER_MS } from '../common/timers.js'
 import type { Outcome } from '../handler/invoke.js'
 
-/** The longest delay `setTimeout` accepts. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 export interface EndpointAuthorization {
   readonly resourceServer: ResourceServer
@@ -69,8 +67,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
       sendRejection(reply, verdict, undefined)
       return
     }
-    setVerifiedCaller(request, verdict)
-    if (verdict.principal !== undefined) setCaller(request, verdict.principal)
+    scopeOf(request).verified = verdict
     done()
   }
 
@@ -86,11 +83,11 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
   function checkScopes (request: FastifyRequest, reply: FastifyReply, id: RequestId, method: string, params: JsonObject): FastifyReply | undefined {
     const caller = verifiedCallerOf(request)
     if (caller === undefined) return undefined
-    const route = METHOD_ROUTES[method]
+    const entry = moduleMethod(method)
     let handlerScopes: readonly string[] | undefined
-    if (route !== undefined) {
+    if (entry !== undefined) {
       try {
-        handlerScopes = scopesRequired((server as Record<string, unknown>)[route.handler], params)
+        handlerScopes = scopesRequired((server as Record<string, unknown>)[entry.handler], params)
       } catch (err) {
         // A scope declaration that throws is the server's bug: refuse, without details.
         request.log.error({ err, method }, 'MCP required-scopes function failed')

@@ -11,6 +11,7 @@ import { type PreparedResult, prepareResult, preparedResponse } from '../respons
 import type { DiscoverResult } from '../protocol/schemas.js'
 import { MODERN_VERSIONS } from '../protocol/versions.js'
 import { SERVER_INFO_META } from '../protocol/meta.js'
+import { BoundedMemo } from '../common/bounded-memo.js'
 
 
 /** Distinct (ttlMs, cacheScope) pairs whose discover result is kept prepared. */
@@ -42,14 +43,13 @@ export function createDiscoverResponder (state: EndpointState): DiscoverResponde
     return (id) => preparedResponse(id, prepared)
   }
   // Hints computed per request take few distinct values: each pair is prepared once (a bounded memo).
-  const preparedByHints = new Map<string, PreparedResult>()
+  const preparedByHints = new BoundedMemo<string, PreparedResult>(MAX_PREPARED_HINT_PAIRS, 'oldest')
   return (id, request) => {
     const { ttlMs, cacheScope } = resolveHints(hints, request)
     const key = `${ttlMs} ${cacheScope}`
     let prepared = preparedByHints.get(key)
     if (prepared === undefined) {
       prepared = build(ttlMs, cacheScope)
-      if (preparedByHints.size >= MAX_PREPARED_HINT_PAIRS) preparedByHints.delete(preparedByHints.keys().next().value as string)
       preparedByHints.set(key, prepared)
     }
     return preparedResponse(id, prepared)

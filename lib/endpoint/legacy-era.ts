@@ -1,35 +1,35 @@
 /**
  * The legacy era (2024-11-05 .. 2025-11-25) over stateless Streamable HTTP
  * (PROTOCOL.md section 4): `initialize`, `ping`, notifications, and the
- * routed methods. In a modern-only deployment, every legacy request gets the
- * "unsupported protocol version" error naming the modern versions, the only
- * diagnostic a legacy client can show.
+ * server module's methods. In a modern-only deployment, every legacy request
+ * gets the "unsupported protocol version" error naming the modern versions,
+ * the only diagnostic a legacy client can show.
  *
- * Logging without sessions: the level of the last successful
- * `logging/setLevel` applies to every later legacy request the deployment
- * serves (one level for every instance sharing the event bus, not per
- * client); before any `logging/setLevel`, no log messages are sent.
+ * Logging without sessions: the endpoint answers `logging/setLevel` itself
+ * (after the module's own `setLogLevel`, when it has one, accepted it) and
+ * keeps the level per caller (lib/endpoint/legacy-log-level.ts), on every
+ * instance sharing the event bus; a caller that set no level gets no log
+ * messages.
  */
 import { clip, quote } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { INPUT_METHODS } from '../protocol/client-request-wire.js'
 import { StreamClientRequests } from '../input/stream-client-requests.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
-import { invokeHandler, whenSettled } from '../handler/invoke.js'
+import { faultSubject, invokeHandler } from '../handler/invoke.js'
+import { whenSettled } from '../common/maybe-promise.js'
 import { CANCELLED } from '../handler/in-flight.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
-import { METHOD_ROUTES } from '../protocol/methods.js'
+import { type EndpointMethodName, methodIn } from '../protocol/methods.js'
 import type { ServerInfo } from '../options.js'
-import type { PendingRequests } from '../input/pending-requests.js'
 import { RequestStream } from '../streams/request-stream.js'
 import { errorResponse, internalErrorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
 import type { InitializeResult } from '../protocol/schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
-import { callerOf } from '../auth/caller.js'
+import { callerOf } from '../handler/request-scope.js'
 
 /** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
 const VERSION_WITHOUT_HEADER = '2025-03-26'
@@ -47,27 +47,16 @@ function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): Ser
   return out
 }
 
-export type EraHandler = (message: Extract<JsonRpcMessage, { kind: 'request' }>, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
+/** A JSON-RPC request, as the dispatcher hands it to an era. */
+export type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
 
-/** The legacy log level: one per deployment, shared by every instance through the event bus. */
-export interface LegacyLogging {
-  /** The level the last successful `logging/setLevel` chose (undefined: none yet). */
-  readonly level: LogLevel | undefined
-  /** Applies `level` here and on every instance; rejects when the others could not be told. */
-  set (level: LogLevel): Promise<void>
-}
+export type EraHandler = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
 
-/** One process on its own: the level lives here. */
-export function localLogging (): LegacyLogging {
-  let level: LogLevel | undefined
-  return {
-    get level () { return level },
-    async set (next) { level = next }
-  }
-}
+/** An endpoint-served legacy method; `protocolVersion` is the version header's (or the default), unchecked for `initialize`. */
+type LegacyEndpointHandler = (message: RequestMessage, protocolVersion: string, request: FastifyRequest, reply: FastifyReply) => FastifyReply
 
-export function createLegacyHandler (state: EndpointState, pending: PendingRequests, logging: LegacyLogging = localLogging()): EraHandler {
-  const { options, capabilities } = state
+export function createLegacyHandler (state: EndpointState): EraHandler {
+  const { options, capabilities, pending, legacyLogLevel } = state
   const caps = capabilities.legacy
 
   const initializeResults = new Map<string, PreparedResult>()
@@ -87,26 +76,35 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
       { supported: [...MODERN_VERSIONS], requested })
   }
 
-  // Not async: initialize, ping and errors cost no promise.
-  return function handleLegacy (message, request, reply) {
-    const { id, method, params } = message
-    const header = request.headers['mcp-protocol-version']
-
-    if (method === 'initialize') {
+  // The methods the endpoint serves itself in this era (the method table marks them).
+  const endpointMethods: Record<EndpointMethodName<'legacy'>, LegacyEndpointHandler> = {
+    initialize ({ id, params }, _protocolVersion, _request, reply) {
       const requested = params.protocolVersion
-      if (!state.serveLegacy) return unsupported(reply, id, typeof requested === 'string' ? requested : String(header ?? VERSION_WITHOUT_HEADER))
       if (typeof requested !== 'string' || !isJsonObject(params.capabilities) || !isJsonObject(params.clientInfo)) {
         return sendError(reply, 400, id, ErrorCode.InvalidParams,
           'Invalid params: initialize needs protocolVersion (string), capabilities (object) and clientInfo (object)')
       }
       const version = isLegacyVersion(requested) ? requested : LATEST_LEGACY_VERSION
       return sendJson(reply, 200, preparedResponse(id, initializeResults.get(version) as PreparedResult))
+    },
+    ping: ({ id }, _protocolVersion, _request, reply) => sendJson(reply, 200, preparedResponse(id, EMPTY_RESULT))
+  }
+
+  // Not async: initialize, ping and errors cost no promise.
+  return function handleLegacy (message, request, reply) {
+    const { id, method, params } = message
+    const header = request.headers['mcp-protocol-version']
+    const entry = methodIn('legacy', method)
+    // `initialize` negotiates the version in its params; every other request names it in the header.
+    const negotiates = entry?.servedBy === 'endpoint' && entry.negotiatesVersion === true
+
+    if (!state.serveLegacy) {
+      const requested = negotiates && typeof params.protocolVersion === 'string' ? params.protocolVersion : header
+      return unsupported(reply, id, typeof requested === 'string' ? requested : VERSION_WITHOUT_HEADER)
     }
 
-    if (!state.serveLegacy) return unsupported(reply, id, typeof header === 'string' ? header : VERSION_WITHOUT_HEADER)
-
     let protocolVersion: string = VERSION_WITHOUT_HEADER
-    if (header !== undefined) {
+    if (header !== undefined && !negotiates) {
       if (!isLegacyVersion(header)) {
         return sendError(reply, 400, id, ErrorCode.InvalidRequest,
           `Bad Request: unsupported MCP-Protocol-Version ${quote(String(header))} (supported: ${LEGACY_VERSIONS.join(', ')})`)
@@ -114,25 +112,23 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
       protocolVersion = header
     }
 
-    if (method === 'ping') return sendJson(reply, 200, preparedResponse(id, EMPTY_RESULT))
-
-    const route = METHOD_ROUTES[method]
-    if (route === undefined || !route.eras.includes('legacy') || !isAdvertised(caps, route.capability)) {
+    if (entry === undefined || (entry.servedBy === 'module' && !isAdvertised(caps, entry.capability))) {
       return sendError(reply, 200, id, ErrorCode.MethodNotFound, `Method not found: ${clip(method)}`)
     }
+    if (entry.servedBy === 'endpoint') return endpointMethods[method as EndpointMethodName<'legacy'>](message, protocolVersion, request, reply)
     if (method === 'logging/setLevel' && !isLogLevel(params.level)) {
       return sendError(reply, 200, id, ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`)
     }
     const meta = params._meta
     const stream = new RequestStream(request, reply, {
       progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
-      logLevel: caps.logging !== undefined ? logging.level : undefined,
+      logLevel: caps.logging !== undefined ? legacyLogLevel.levelFor(request) : undefined,
       progressMessage: protocolVersion !== '2024-11-05',
       maxBufferedBytes: options.maxStreamBufferBytes
     })
-    const clientRequests = INPUT_METHODS.has(method) ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
+    const clientRequests = entry.asksClient === true ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    const started = invokeHandler(options.server, route, params, ctx, state.resultCheck)
+    const started = invokeHandler(options.server, entry, params, ctx, state.resultCheck, options.toolErrors)
     // A handler still running is bounded: timed out, or stopped when the server closes.
     // Its caller may cancel it by id (notifications/cancelled); nobody else can.
     const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason), { caller: callerOf(request), id }) : started
@@ -142,7 +138,7 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
       if (outcome === CANCELLED) return stream.endWithoutResponse()
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
-        request.log.error({ method }, 'MCP handler returned an input_required result to a legacy request')
+        request.log.error({ method }, `MCP handler ${faultSubject(entry, params)} returned an input_required result to a legacy request`)
         return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
       let body: string
@@ -150,11 +146,11 @@ export function createLegacyHandler (state: EndpointState, pending: PendingReque
         body = outcome.ok ? resultResponse(id, outcome.result) : errorResponse(id, outcome.code, outcome.message, outcome.data)
       } catch (err) {
         // Output JSON cannot carry (a BigInt, a cycle, a throwing getter or toJSON): a server fault.
-        request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+        request.log.error({ err, method }, `MCP handler ${faultSubject(entry, params)} output could not be serialised as JSON`)
         return stream.respond(200, internalErrorResponse(id))
       }
       if (outcome.ok && method === 'logging/setLevel') {
-        return logging.set(params.level as LogLevel).then(
+        return legacyLogLevel.set(request, params.level as LogLevel).then(
           () => stream.respond(200, body),
           (err: unknown) => {
             request.log.error({ err }, 'MCP logging/setLevel: the level could not be shared with the other instances')

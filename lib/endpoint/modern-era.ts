@@ -5,24 +5,24 @@
  * result is stamped with `resultType`, `_meta.serverInfo` and, for list and
  * read results, cache hints.
  */
-import { callerOf } from '../auth/caller.js'
+import { callerOf, scopeOf } from '../handler/request-scope.js'
 import { clip } from '../protocol/describe.js'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
-import { INPUT_METHODS } from '../protocol/client-request-wire.js'
 import { createDiscoverResponder } from './discover-response.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION, SERVER_INFO_META } from '../protocol/meta.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { type InputReplay, openInputRound } from '../input/input-replay.js'
-import { invokeHandler, type Outcome, whenSettled } from '../handler/invoke.js'
-import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
-import type { EraHandler } from './legacy-era.js'
+import { faultSubject, invokeHandler, type Outcome } from '../handler/invoke.js'
+import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
+import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
+import type { EraHandler, RequestMessage } from './legacy-era.js'
 import { isLogLevel, LOG_LEVELS } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import { METHOD_ROUTES, REMOVED_IN_MODERN } from '../protocol/methods.js'
+import { type EndpointMethodName, type MethodEntry, methodIn } from '../protocol/methods.js'
 import { isImmutableData, jsonOf, memoizeImmutable } from '../response/frozen-json.js'
 import { ParamHeaderValidator } from './param-headers.js'
 import { findHeaderMismatch } from './request-headers.js'
@@ -31,17 +31,10 @@ import { RequestStream } from '../streams/request-stream.js'
 import { appendFields, errorResponse, internalErrorResponse, objectJson, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse } from '../response/responses.js'
 import type { ResultMeta } from '../protocol/schemas.js'
 import type { ClientInfo, JsonObject } from '../server-module/contract.js'
-import { createListenResponder, type SubscriptionRegistry } from '../streams/subscriptions.js'
-import { declaresTasks, TASK_METHODS, type TaskService } from '../tasks/service.js'
+import { createListenResponder } from '../streams/subscriptions.js'
+import { declaresTasks, type TaskService } from '../tasks/service.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
 
-
-/** A request is modern when its `_meta` names a protocol version (PROTOCOL.md section 1). */
-export function isModernRequest (message: JsonRpcMessage): boolean {
-  if (message.kind !== 'request' && message.kind !== 'notification') return false
-  const meta = message.params._meta
-  return isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
-}
 
 /** HTTP status of a modern JSON-RPC error (the transport fixes these; others ride on 200). */
 export function modernErrorStatus (code: number): number {
@@ -78,19 +71,22 @@ function resourceNotFoundNow (outcome: Extract<Outcome, { ok: false }>, params: 
 }
 
 /** Signs and completes an `input_required` result; only the methods that allow one may send it. */
-function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext): Outcome {
+function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext, subject: string): Outcome {
   try {
     if (replay === undefined) throw new Error(`an input_required result is not allowed on ${ctx.method}`)
     return { ok: true, result: replay.seal(result) }
   } catch (err) {
     if (err instanceof McpError) return { ok: false, code: err.code, message: err.message, data: err.data }
-    ctx.logger.error({ err, method: ctx.method }, 'MCP input_required result could not be completed')
+    ctx.logger.error({ err, method: ctx.method }, `MCP input_required result of handler ${subject} could not be completed`)
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
   }
 }
 
-export function createModernHandler (state: EndpointState, subscriptions: SubscriptionRegistry, tasks?: TaskService): EraHandler {
-  const { options } = state
+/** An endpoint-served modern method: the request is checked (version, headers, `_meta`) when it runs. */
+type ModernEndpointHandler = (message: RequestMessage, clientCapabilities: JsonObject, request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>
+
+export function createModernHandler (state: EndpointState): EraHandler {
+  const { options, subscriptions, tasks } = state
   const caps = state.capabilities.modern
   const respondDiscover = createDiscoverResponder(state)
   const cacheHints = options.cache
@@ -152,15 +148,53 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
    * BigInt, a cycle, a throwing getter or toJSON, McpError data of that kind)
    * is a server fault: logged, answered 200 with -32603 and the id.
    */
-  function answer (id: RequestId, outcome: Outcome, cacheable: boolean, request: FastifyRequest, method: string): { status: number, body: string | Buffer } {
+  function answer (id: RequestId, outcome: Outcome, cacheable: boolean, request: FastifyRequest, method: string, subject = method): { status: number, body: string | Buffer } {
     try {
       return outcome.ok
         ? { status: 200, body: stampedResponse(id, outcome.result, cacheable, request) }
         : { status: modernErrorStatus(outcome.code), body: errorResponse(id, outcome.code, outcome.message, outcome.data) }
     } catch (err) {
-      request.log.error({ err, method }, 'MCP handler output could not be serialised as JSON')
+      request.log.error({ err, method }, `MCP handler ${subject} output could not be serialised as JSON`)
       return { status: 200, body: internalErrorResponse(id) }
     }
+  }
+
+  /** Whether the extension an endpoint method belongs to is served here. */
+  const extensionServed = (entry: MethodEntry): boolean => entry.servedBy === 'module' || entry.extension === undefined || tasks !== undefined
+  const isServed = (entry: MethodEntry): boolean => entry.servedBy === 'module' ? isAdvertised(caps, entry.capability) : extensionServed(entry)
+
+  // The methods the endpoint serves itself in this era (the method table marks them).
+  const endpointMethods: Record<EndpointMethodName<'modern'>, ModernEndpointHandler> = {
+    'server/discover': (message, _capabilities, request, reply) => sendJson(reply, 200, respondDiscover(message.id, request)),
+    'subscriptions/listen': ({ id, params }, clientCapabilities, request, reply) => {
+      const filter = params.notifications
+      if (tasks !== undefined && isJsonObject(filter) && filter.taskIds !== undefined && !declaresTasks(clientCapabilities)) {
+        return sendError(reply, 400, id, ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension',
+          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
+      }
+      // Task events reach only streams of the task's owner: the stream remembers whose it is.
+      let owner: string | undefined
+      if (tasks !== undefined) {
+        try {
+          owner = tasks.ownerOf(request)
+        } catch (err) {
+          request.log.error({ err }, 'MCP task owner could not be computed')
+          return sendError(reply, modernErrorStatus(ErrorCode.InternalError), id, ErrorCode.InternalError, 'Internal error')
+        }
+      }
+      return respondListen(id, params, reply, owner, callerOf(request))
+    },
+    'tasks/get': serveTaskMethod,
+    'tasks/update': serveTaskMethod,
+    'tasks/cancel': serveTaskMethod
+  }
+
+  /** `tasks/*` (only reached while the extension is served): the store may be remote, so the answer waits for it (respond never rejects). */
+  function serveTaskMethod ({ id, method, params }: RequestMessage, clientCapabilities: JsonObject, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    return (tasks as TaskService).respond(method, params, request, clientCapabilities).then((outcome) => {
+      const { status, body } = answer(id, outcome, false, request, method)
+      return sendJson(reply, status, body)
+    })
   }
 
   // Not async: requests answered without a handler (discover, errors) cost no promise.
@@ -180,18 +214,14 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
         `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}" (string) and "${META_CLIENT_CAPABILITIES}" (object)`)
     }
 
-    const route = METHOD_ROUTES[method]
+    const entry = methodIn('modern', method)
     let name: string | undefined
-    if (route?.nameParam !== undefined) {
-      const value = params[route.nameParam]
+    if (entry?.nameParam !== undefined && extensionServed(entry)) {
+      // `Mcp-Name` repeats the param naming what the request acts on (a tool, prompt, resource or task).
+      const value = params[entry.nameParam]
       if (typeof value !== 'string') {
-        return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${route.nameParam}" must be a string`)
+        return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${entry.nameParam}" must be a string`)
       }
-      name = value
-    } else if (tasks !== undefined && TASK_METHODS.has(method)) {
-      // The tasks extension routes by task: `Mcp-Name` repeats `taskId`.
-      const value = params.taskId
-      if (typeof value !== 'string') return sendError(reply, 400, id, ErrorCode.InvalidParams, 'Invalid params: "taskId" must be a string')
       name = value
     }
     const mismatch = findHeaderMismatch(request.headers, version, method, name)
@@ -207,36 +237,10 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${META_LOG_LEVEL}" must be one of ${LOG_LEVELS.join(', ')}`)
     }
 
-    if (method === 'server/discover') return sendJson(reply, 200, respondDiscover(id, request))
-    if (method === 'subscriptions/listen') {
-      const filter = params.notifications
-      if (tasks !== undefined && isJsonObject(filter) && filter.taskIds !== undefined && !declaresTasks(clientCapabilities)) {
-        return sendError(reply, 400, id, ErrorCode.MissingRequiredClientCapability, 'Missing required client capability: task notifications need the tasks extension',
-          { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
-      }
-      // Task events reach only streams of the task's owner: the stream remembers whose it is.
-      let caller: string | undefined
-      if (tasks !== undefined) {
-        try {
-          caller = tasks.ownerOf(request)
-        } catch (err) {
-          request.log.error({ err }, 'MCP task owner could not be computed')
-          return sendError(reply, modernErrorStatus(ErrorCode.InternalError), id, ErrorCode.InternalError, 'Internal error')
-        }
-      }
-      return respondListen(id, params, reply, caller, callerOf(request))
-    }
-    if (tasks !== undefined && TASK_METHODS.has(method)) {
-      // The store may be remote: the answer waits for it (respond never rejects).
-      return tasks.respond(method, params, request, clientCapabilities).then((outcome) => {
-        const { status, body } = answer(id, outcome, false, request, method)
-        return sendJson(reply, status, body)
-      })
-    }
-
-    if (route === undefined || REMOVED_IN_MODERN.has(method) || !route.eras.includes('modern') || !isAdvertised(caps, route.capability)) {
+    if (entry === undefined || !isServed(entry)) {
       return sendError(reply, 404, id, ErrorCode.MethodNotFound, `Method not found: ${clip(method)}`)
     }
+    if (entry.servedBy === 'endpoint') return endpointMethods[method as EndpointMethodName<'modern'>](message, clientCapabilities, request, reply)
 
     const clientInfo = isClientInfo(meta[META_CLIENT_INFO]) ? meta[META_CLIENT_INFO] : null
     const progressToken = isRequestId(meta.progressToken) ? meta.progressToken : undefined
@@ -246,16 +250,20 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
       ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxBufferedBytes: options.maxStreamBufferBytes })
       : undefined
     let replay: InputReplay | undefined
-    if (INPUT_METHODS.has(method)) {
+    if (entry.asksClient === true) {
       const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs, caller: () => callerOf(request) })
       if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
       replay = opened.replay
     }
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
-    // `runAsTask` in this handler may create a task.
-    if (tasks !== undefined && method === 'tools/call') tasks.bind(request)
-    const invoke = (): Outcome | Promise<Outcome> => {
-      const outcome = invokeHandler(options.server, route, params, ctx, state.resultCheck)
+    if (tasks !== undefined && method === 'tools/call') {
+      // `runAsTask` in this handler may create a task: it finds the service and the arguments in the request's scope.
+      const scope = scopeOf(request)
+      scope.tasks = tasks
+      scope.params = params
+    }
+    const invoke = (): MaybePromise<Outcome> => {
+      const outcome = invokeHandler(options.server, entry, params, ctx, state.resultCheck, options.toolErrors)
       return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
     }
     const started = method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke()
@@ -263,9 +271,9 @@ export function createModernHandler (state: EndpointState, subscriptions: Subscr
     const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
     return whenSettled(tracked, (settled) => {
       const outcome = settled.ok
-        ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx) : settled
+        ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx, faultSubject(entry, params)) : settled
         : settled.code === ErrorCode.ResourceNotFound && method === 'resources/read' ? resourceNotFoundNow(settled, params) : settled
-      const { status, body } = answer(id, outcome, route.cacheable, request, method)
+      const { status, body } = answer(id, outcome, entry.cacheable, request, method, faultSubject(entry, params))
       return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
     })
   }

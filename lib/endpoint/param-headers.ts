@@ -24,11 +24,13 @@ import { isImmutableData } from '../response/frozen-json.js'
 import { type Outcome, invokeHandler } from '../handler/invoke.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
-import { METHOD_ROUTES } from '../protocol/methods.js'
+import { moduleMethod } from '../protocol/methods.js'
+import { whenSettled } from '../common/maybe-promise.js'
 import { decodeHeaderValue } from './request-headers.js'
 import type { ParamHeaderMode } from '../options.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import { describe, quote } from '../protocol/describe.js'
+import { listedToolLookup, type ListedToolLookup } from '../server-module/listed-tool.js'
 
 
 const HEADER_PREFIX = 'mcp-param-'
@@ -183,12 +185,9 @@ function hasParamHeader (headers: IncomingHttpHeaders): boolean {
 }
 
 type Lookup = { ok: true, annotations: readonly ParamHeader[] } | { ok: false }
-const NONE: Lookup = Object.freeze({ ok: true, annotations: Object.freeze([]) })
-const LIST_ROUTE = METHOD_ROUTES['tools/list']!
-
-function after<T, U> (value: T | Promise<T>, then: (value: T) => U | Promise<U>): U | Promise<U> {
-  return value instanceof Promise ? value.then(then) : then(value)
-}
+const NONE_FOUND: readonly ParamHeader[] = Object.freeze([])
+const NONE: Lookup = Object.freeze({ ok: true, annotations: NONE_FOUND })
+const LIST_METHOD = moduleMethod('tools/list')!
 
 /** One per endpoint: checks modern tools/call requests before the tool runs. */
 export class ParamHeaderValidator {
@@ -199,18 +198,32 @@ export class ParamHeaderValidator {
   readonly #frozen = new WeakMap<object, DerivedHeaders>()
   readonly #logged = new Set<string>()
 
+  readonly #listedTool: ListedToolLookup | undefined
+  readonly #single = new WeakMap<object, readonly ParamHeader[]>()
+
   constructor (server: AnyServerModule, mode: ParamHeaderMode) {
     this.#server = server
     this.#mode = mode
+    this.#listedTool = listedToolLookup(server.callTool)
     if (typeof server.listTools !== 'function') this.#annotated = false
   }
 
   /** Runs `invoke` unless the request's `Mcp-Param-*` headers disagree with its arguments. */
   guard (params: JsonObject, ctx: HandlerContext, invoke: () => Outcome | Promise<Outcome>): Outcome | Promise<Outcome> {
     const { headers } = ctx.request
-    if (this.#mode === 'never' || (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers))) return invoke()
+    if (this.#mode === 'never') return invoke()
     const name = params.name as string
-    return after(this.#lookup(name, params._meta, ctx, undefined, 0), (found): Outcome | Promise<Outcome> => {
+    // Defined tools: the one listed tool, as it is now (runtime changes included), no list walk.
+    const listed = this.#listedTool?.(name)
+    if (listed === null) return invoke()
+    if (listed !== undefined) {
+      const annotations = this.#annotationsOf(listed, ctx)
+      if (annotations.length === 0) return invoke()
+      const mismatch = findParamHeaderMismatch(headers, annotations, params.arguments)
+      return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
+    }
+    if (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers)) return invoke()
+    return whenSettled(this.#lookup(name, params._meta, ctx, undefined, 0), (found): Outcome | Promise<Outcome> => {
       if (!found.ok) return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
       const mismatch = findParamHeaderMismatch(headers, found.annotations, params.arguments)
       return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
@@ -221,7 +234,7 @@ export class ParamHeaderValidator {
   #lookup (name: string, meta: unknown, ctx: HandlerContext, cursor: string | undefined, page: number): Lookup | Promise<Lookup> {
     const params: JsonObject = isJsonObject(meta) ? { _meta: meta } : {}
     if (cursor !== undefined) params.cursor = cursor
-    return after(invokeHandler(this.#server, LIST_ROUTE, params, ctx), (outcome): Lookup | Promise<Lookup> => {
+    return whenSettled(invokeHandler(this.#server, LIST_METHOD, params, ctx), (outcome): Lookup | Promise<Lookup> => {
       if (!outcome.ok) {
         ctx.logger.error({ code: outcome.code, message: outcome.message }, 'MCP listTools failed while checking Mcp-Param headers')
         return { ok: false }
@@ -236,6 +249,17 @@ export class ParamHeaderValidator {
       if (this.#annotated === undefined && typeof next !== 'string') this.#annotated = false
       return NONE
     })
+  }
+
+  /** The annotations of one listed (frozen) tool, derived once per tool object. */
+  #annotationsOf (tool: JsonObject, ctx: HandlerContext): readonly ParamHeader[] {
+    let annotations = this.#single.get(tool)
+    if (annotations === undefined) {
+      const derived = this.#derive({ tools: [tool] }, ctx)
+      annotations = derived.tools.get(tool.name as string) ?? NONE_FOUND
+      this.#single.set(tool, annotations)
+    }
+    return annotations
   }
 
   #derive (result: JsonObject, ctx: HandlerContext): DerivedHeaders {

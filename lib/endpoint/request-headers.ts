@@ -5,7 +5,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { clip, quote } from '../protocol/describe.js'
-import { PairMemo } from '../response/pair-memo.js'
+import { PairMemo } from '../common/bounded-memo.js'
 
 const BASE64_SENTINEL = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/
 

@@ -1,14 +1,29 @@
 /**
- * Everything the endpoint computes once at registration: the capability
- * objects of both eras and which eras are served.
+ * The endpoint's live state, in one object: what is computed once at
+ * registration (the capability objects of both eras, which eras are served,
+ * the result check) and what lives as long as the endpoint (shared parts,
+ * open listen streams, the tasks service, legacy requests waiting for a
+ * client's answer, the legacy log level, handlers still running). Opened
+ * at registration, closed once with the app.
  */
 import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../server-module/capabilities.js'
 import type { CapabilityName } from '../protocol/methods.js'
 import type { ResolvedOptions } from '../options.js'
 import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
 import type { Outcome } from '../handler/invoke.js'
 import { InFlight } from '../handler/in-flight.js'
+import { FST_MCP_INVALID_OPTION } from '../errors.js'
+import { PendingRequests } from '../input/pending-requests.js'
+import type { McpEvent } from '../parts/event-bus.js'
+import { SharedParts } from '../parts/lifecycle.js'
+import { SubscriptionRegistry } from '../streams/subscriptions.js'
+import { TaskService } from '../tasks/service.js'
+import { LegacyLogLevel } from './legacy-log-level.js'
+import { FST_MCP_SCALE_UNAVAILABLE } from '../errors.js'
+import type { Composition } from '../definitions/compose.js'
+import { ConfirmedChanges } from '../definitions/confirmed-changes.js'
+import { createLiveCatalogs, type LiveCatalogs } from '../definitions/live.js'
 
 /** Narrows a list outcome to what this request's caller may use (authorization's `filterLists`). */
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
@@ -26,13 +41,102 @@ export interface EndpointState {
   readonly filterList: ListFilter | undefined
   /** Handlers still running: timed out after `handlerTimeoutMs`, stopped and answered on close. */
   readonly inFlight: InFlight
+  /** The event bus and the answer router (given, or in this process's memory). */
+  readonly parts: SharedParts
+  /** Legacy server-to-client requests awaiting the client's POSTed answer. */
+  readonly pending: PendingRequests
+  /** This instance's open `subscriptions/listen` streams. */
+  readonly subscriptions: SubscriptionRegistry
+  /** The tasks extension, with `tasks: true`. */
+  readonly tasks: TaskService | undefined
+  readonly legacyLogLevel: LegacyLogLevel
+  /** `fastify.mcp.tools`, `prompts`, `resources`: defined items changed while the server runs, on every instance. */
+  readonly live: LiveCatalogs
+  /**
+   * Publishes `event` on the bus; returns how many of this instance's streams
+   * it reached at once (the bus delivers locally inside `publish`, see
+   * lib/parts/event-bus.ts). A failure to reach the other instances is logged.
+   */
+  notify (event: McpEvent): number
+  /** Ends streams, waits, handlers and tasks, then closes the shared parts; idempotent. */
+  close (): Promise<void>
 }
 
-export function createEndpointState (options: ResolvedOptions, filterList?: ListFilter): EndpointState {
+/** Builds and opens the endpoint's state; throws (having closed what it opened) when a part cannot be made or reached. */
+export async function openEndpointState (options: ResolvedOptions, composition: Composition, log: FastifyBaseLogger, filterList?: ListFilter): Promise<EndpointState> {
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
   const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks }) as ModernServerCapabilities
+  const parts = new SharedParts({ eventBus: options.eventBus, answerRouter: options.answerRouter })
+  const pending = new PendingRequests(options.clientRequestTimeoutMs, () => parts.router.requestId())
+  const legacyLogLevel = new LegacyLogLevel((event) => parts.bus.publish(event).then(() => {}))
+  const subscriptions = new SubscriptionRegistry({
+    keepAliveMs: options.keepAliveMs,
+    serverInfo: options.serverInfo,
+    limits: { maxStreams: options.maxListenStreams, maxStreamsPerCaller: options.maxListenStreamsPerCaller, maxBufferedBytes: options.maxStreamBufferBytes }
+  })
+  // Runtime definition changes: served from the next request, told to the streams;
+  // remove/disable/enable confirmed by every other instance on the bus.
+  const changes = new ConfirmedChanges(parts.bus)
+  const live = createLiveCatalogs(composition, {
+    share: (list, name, change) => changes.share(list, name, change).catch((err: unknown) => {
+      log.error({ err, list, name, change }, 'MCP definition change not delivered to every instance (event bus)')
+      throw new FST_MCP_SCALE_UNAVAILABLE(`the ${change} of "${name}" is in effect on this instance, but not confirmed by every other instance (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+    }),
+    listChanged: (list) => subscriptions.notifyListChanged(list),
+    resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
+  })
+  // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
+  try {
+    await parts.open((event) => {
+    switch (event.type) {
+      case 'listChanged':
+        subscriptions.notifyListChanged(event.list)
+        break
+      case 'resourceUpdated':
+        subscriptions.notifyResourceUpdated(event.uri)
+        break
+      case 'taskStatus':
+        subscriptions.notifyTaskStatus(event.owner, event.task)
+        break
+      case 'definitionChanged':
+        if (event.id !== undefined && changes.isOwn(event.id)) break
+        live.apply(event.list, event.name, event.change)
+        // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
+        if (event.id !== undefined) changes.confirm(event.id)
+        break
+      case 'definitionApplied':
+        changes.confirmed(event)
+        break
+      case 'logLevel':
+        legacyLogLevel.heard(event)
+        break
+    }
+    }, (answer, caller) => pending.settle(answer, caller), () => {
+      // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
+      const sent = subscriptions.notifyAllMayHaveChanged()
+      log.info({ notifications: sent }, 'MCP event bus reconnected: listen streams told that lists and resources may have changed')
+    })
+  } catch (err) {
+    changes.close()
+    throw err
+  }
+
+  // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
+  let tasks: TaskService | undefined
+  if (options.tasks) {
+    try {
+      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus: parts.bus, log, maxInputBytes: options.taskMaxArgumentBytes, toolErrors: options.toolErrors })
+    } catch (err) {
+      changes.close()
+      await parts.close()
+      throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
+    }
+  }
+  const inFlight = new InFlight(options.handlerTimeoutMs)
+
+  let closed: Promise<void> | undefined
   return Object.freeze({
     options,
     serveLegacy: options.era !== 'modern',
@@ -40,7 +144,32 @@ export function createEndpointState (options: ResolvedOptions, filterList?: List
     capabilities: Object.freeze({ legacy, modern }),
     resultCheck: options.validateResults ? createResultCheck() : undefined,
     filterList,
-    inFlight: new InFlight(options.handlerTimeoutMs)
+    inFlight,
+    parts,
+    pending,
+    subscriptions,
+    tasks,
+    legacyLogLevel,
+    live,
+    notify (event: McpEvent): number {
+      const before = subscriptions.delivered
+      parts.bus.publish(event).catch((err: unknown) => {
+        log.error({ err, event: event.type }, 'MCP notification not delivered to every instance (event bus)')
+      })
+      return subscriptions.delivered - before
+    },
+    close (): Promise<void> {
+      closed ??= (async () => {
+        subscriptions.close()
+        // Questions waiting for a legacy client fail, then every pending handler is stopped (answered at once).
+        pending.close()
+        await inFlight.close()
+        await tasks?.close()
+        changes.close()
+        await parts.close()
+      })()
+      return closed
+    }
   })
 }
 

@@ -1,42 +1,57 @@
 /**
- * Calls a server module handler for a routed method and turns whatever
- * happens into a result or a JSON-RPC error. Handler exceptions other than
- * `McpError` are logged and answered with a generic internal error, so no
- * internals leak to the client. A handler that answers synchronously gets a
- * synchronous outcome: no promise, no microtask hop before the response.
+ * Calls a server module handler for a method of the method table and turns whatever
+ * happens into a result or a JSON-RPC error. An exception thrown by a
+ * `callTool` handler is a tool execution error (`isError: true`, see
+ * tool-errors.ts); other handler exceptions except `McpError` are logged and
+ * answered with a generic internal error, so no internals leak to the client.
+ * Every fault logged names the tool, prompt or resource it is about. A
+ * handler that answers synchronously gets a synchronous outcome: no promise,
+ * no microtask hop before the response.
  */
 import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import type { MethodRoute } from '../protocol/methods.js'
+import type { ModuleMethod } from '../protocol/methods.js'
+import { isThenable } from '../common/maybe-promise.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import type { ResultCheck } from './result-validation.js'
+import { clip } from '../protocol/describe.js'
+import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from './tool-errors.js'
 
 export type Outcome =
   | { ok: true, result: JsonObject }
   | { ok: false, code: number, message: string, data?: unknown }
 
-function isThenable (value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
+
+const TARGET_KINDS: Readonly<Partial<Record<ModuleMethod['handler'], string>>> = { callTool: 'tool', getPrompt: 'prompt', readResource: 'resource' }
+
+/**
+ * What a fault is about, for log lines: `callTool (tool "add")` (the name or
+ * URI as the client sent it, clipped), else the handler's name.
+ */
+export function faultSubject (entry: ModuleMethod, params: JsonObject): string {
+  const kind = TARGET_KINDS[entry.handler]
+  const name = entry.nameParam === undefined ? undefined : params[entry.nameParam]
+  return kind !== undefined && typeof name === 'string' ? `${entry.handler} (${kind} "${clip(name)}")` : entry.handler
 }
 
-function succeed (result: unknown, route: MethodRoute, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
+function succeed (result: unknown, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
   if (result === undefined || result === null) result = {}
   if (!isJsonObject(result)) {
-    ctx.logger.error({ method: ctx.method, handler: route.handler }, 'MCP handler returned a non-object result')
+    ctx.logger.error({ method: ctx.method, handler: entry.handler }, `MCP handler ${faultSubject(entry, params)} returned a non-object result`)
     return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
   }
   if (check !== undefined) {
     const problems = check(ctx.method, ctx.era, result)
     if (problems.length > 0) {
-      ctx.logger.error({ method: ctx.method, handler: route.handler, era: ctx.era, problems }, 'MCP handler result does not match the wire schema of its method')
+      ctx.logger.error({ method: ctx.method, handler: entry.handler, era: ctx.era, problems }, `MCP handler ${faultSubject(entry, params)} returned a result that does not match the wire schema of ${ctx.method}`)
       return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
     }
   }
   return { ok: true, result }
 }
 
-function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
+function fail (err: unknown, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext, toolErrors: ToolErrorMode): Outcome {
   // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
   if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
   if (err instanceof McpError) {
@@ -44,33 +59,31 @@ function fail (err: unknown, route: MethodRoute, ctx: HandlerContext): Outcome {
       ? { ok: false, code: err.code, message: err.message }
       : { ok: false, code: err.code, message: err.message, data: err.data }
   }
-  ctx.logger.error({ err, method: ctx.method, handler: route.handler }, 'MCP handler failed')
+  if (entry.handler === 'callTool') return { ok: true, result: thrownToolResult(err, params.name, toolErrors, ctx.logger) }
+  ctx.logger.error({ err, method: ctx.method, handler: entry.handler }, `MCP handler ${faultSubject(entry, params)} failed`)
   return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
 }
 
 export function invokeHandler (
   server: AnyServerModule,
-  route: MethodRoute,
+  entry: ModuleMethod,
   params: JsonObject,
   ctx: HandlerContext,
   /** `validateResults`: checks each result against its method's wire schema. */
-  check?: ResultCheck
+  check?: ResultCheck,
+  /** `toolErrors`: what a tool handler's throw tells the client. */
+  toolErrors: ToolErrorMode = DEFAULT_TOOL_ERROR_MODE
 ): Outcome | Promise<Outcome> {
-  const handler = server[route.handler]
+  const handler = server[entry.handler]
   if (typeof handler !== 'function') {
-    return { ok: true, result: { ...route.fallbackResult } }
+    return { ok: true, result: { ...entry.fallbackResult } }
   }
   let result: unknown
   try {
     result = handler.call(server, params, ctx)
   } catch (err) {
-    return fail(err, route, ctx)
+    return fail(err, entry, params, ctx, toolErrors)
   }
-  if (!isThenable(result)) return succeed(result, route, ctx, check)
-  return Promise.resolve(result).then((value) => succeed(value, route, ctx, check), (err: unknown) => fail(err, route, ctx))
-}
-
-/** Applies `then` to an outcome now, or when it settles. */
-export function whenSettled<T> (outcome: Outcome | Promise<Outcome>, then: (outcome: Outcome) => T): T | Promise<T> {
-  return outcome instanceof Promise ? outcome.then(then) : then(outcome)
+  if (!isThenable(result)) return succeed(result, entry, params, ctx, check)
+  return Promise.resolve(result).then((value) => succeed(value, entry, params, ctx, check), (err: unknown) => fail(err, entry, params, ctx, toolErrors))
 }

@@ -17,7 +17,7 @@
  * serve the retry.
  */
 import { quote } from '../protocol/describe.js'
-import { type ClientRequestMethod, type ClientRequestOptions, answerProblem } from '../protocol/client-request-wire.js'
+import { type ClientRequestMethod, type ClientRequestOptions, answerProblem, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { type ClientRequests, InputRequiredSignal, rejected, requireCapabilityFor } from './client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
@@ -25,12 +25,7 @@ import { digest, type RequestStateCodec } from './request-state.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 
 const STATE_VERSION = 1
-const KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots'
-}
-const CLIENT_METHODS: ReadonlySet<unknown> = new Set(Object.keys(KEY_PREFIX))
+const CLIENT_METHODS: ReadonlySet<unknown> = new Set(Object.keys(INPUT_KEY_PREFIX))
 
 interface Answer { q: string, r: JsonObject }
 
@@ -193,7 +188,7 @@ export class InputReplay implements ClientRequests {
     if (explicitKey === undefined) {
       const n = (this.#counters.get(method) ?? 0) + 1
       this.#counters.set(method, n)
-      key = `${KEY_PREFIX[method]}-${n}`
+      key = `${INPUT_KEY_PREFIX[method]}-${n}`
     } else {
       if (typeof explicitKey !== 'string' || explicitKey.length === 0) throw new TypeError('options.key must be a non-empty string')
       key = explicitKey

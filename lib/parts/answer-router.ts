@@ -1,5 +1,5 @@
 /**
- * Routing legacy server-to-client answers. In the legacy era a handler's
+ * Forwarding legacy server-to-client answers. In the legacy era a handler's
  * `ctx.elicit()` (or sampling, roots) goes out on the SSE response of the
  * client's POST, and the client POSTs its answer back as a separate HTTP
  * request. Behind a load balancer that POST may land on any instance; the
@@ -26,19 +26,19 @@ export interface AnswerRouter {
   /** Sets where answers meant for this instance go (called once, by the endpoint). */
   attach (receive: AnswerReceiver): void
   /**
-   * Carries a client's answer (a JSON-RPC response object with a string id),
+   * Forwards a client's answer (a JSON-RPC response object with a string id),
    * with the caller who POSTed it (`callerOf`), to the instance waiting for it. Resolves once handed over or known to
    * have no taker; rejects when the shared medium cannot be reached, so the
    * endpoint can tell the client to send it again.
    */
-  route (answer: JsonObject, caller: string): Promise<void>
+  forward (answer: JsonObject, caller: string): Promise<void>
   /** Releases what the router holds; later answers reach nothing. */
   close (): Promise<void>
-  /** Optional: resolves once the router can route; awaited at registration, bounded. */
+  /** Optional: resolves once the router can forward; awaited at registration, bounded. */
   ready?: () => Promise<void>
 }
 
-const ROUTED: Promise<void> = Promise.resolve()
+const FORWARDED: Promise<void> = Promise.resolve()
 
 /** One process: an answer is matched in this process's memory. */
 export class MemoryAnswerRouter implements AnswerRouter {
@@ -52,9 +52,9 @@ export class MemoryAnswerRouter implements AnswerRouter {
     this.#receive = receive
   }
 
-  route (answer: JsonObject, caller: string): Promise<void> {
+  forward (answer: JsonObject, caller: string): Promise<void> {
     this.#receive?.(answer, caller)
-    return ROUTED
+    return FORWARDED
   }
 
   async close (): Promise<void> {

@@ -7,7 +7,8 @@
  * carries one small message per change whatever the number of streams).
  *
  * `MemoryEventBus` is the default: one process, synchronous delivery, no
- * setup. A shared implementation (the `./redis` entry's `RedisEventBus`, or
+ * setup. Every bus delivers to its own instance's subscribers inside
+ * `publish` (see `EventBus.publish`). A shared implementation (the `./redis` entry's `RedisEventBus`, or
  * your own) makes several instances behave as one.
  */
 import type { JsonObject } from '../protocol/jsonrpc.js'
@@ -16,13 +17,31 @@ import { isLogLevel, type LogLevel } from '../protocol/log-level.js'
 
 export type ListName = 'tools' | 'prompts' | 'resources'
 
+export type DefinitionChange = 'remove' | 'disable' | 'enable'
+
+const CHANGES: ReadonlySet<unknown> = new Set(['remove', 'disable', 'enable'])
+/** Longer than any name a definition can have (tool names stop at 128; resource names are free text). */
+const MAX_DEFINITION_NAME_CHARS = 4096
+
+function isChangeId (value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= 64
+}
+
 export type McpEvent =
   | { type: 'listChanged', list: ListName }
   | { type: 'resourceUpdated', uri: string }
   /** `task` is the wire Task object; only streams of the task's owner that listen to its id hear it. */
   | { type: 'taskStatus', owner: string, task: JsonObject }
-  /** Legacy `logging/setLevel`: a stateless deployment keeps one level, set by the last successful call on any instance. */
-  | { type: 'logLevel', level: LogLevel }
+  /**
+   * A definition removed, disabled or enabled through `fastify.mcp.tools` (or
+   * prompts, resources) on one instance: every instance applies it to its own
+   * catalogue and tells its own streams the list changed.
+   */
+  | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange, id?: string }
+  /** An instance applied the `definitionChanged` of that `id` (the instance that made it waits for every one). */
+  | { type: 'definitionApplied', id: string }
+  /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
+  | { type: 'logLevel', caller: string, level: LogLevel }
 
 export type McpEventListener = (event: McpEvent) => void
 
@@ -30,9 +49,21 @@ export interface EventBus {
   /**
    * Delivers `event` to every subscriber of every instance sharing the bus;
    * resolves once it is delivered (or accepted for delivery by the shared
-   * medium), rejects when it could not be.
+   * medium), rejects when it could not be. It may resolve with how many
+   * subscriptions of the shared medium received it, this instance's own
+   * included (Redis: the answer to PUBLISH), which lets a change wait for
+   * every other instance to confirm it.
+   *
+   * Delivery rule: a bus calls this instance's own subscribers synchronously,
+   * inside `publish`, before it returns (whatever then happens with the other
+   * instances, even when reaching them fails), and does not deliver again the
+   * copy a shared medium brings back to its sender; `deliver()` below does the
+   * local part. `MemoryEventBus` and `RedisEventBus` keep it. It is what
+   * `fastify.mcp.notify*()` count: the streams of this instance an event
+   * reached during `publish`. A bus that delivers its own events later still
+   * carries them to every stream, but `notify*()` then report 0.
    */
-  publish (event: McpEvent): Promise<void>
+  publish (event: McpEvent): Promise<void | number>
   /** Calls `listener` with every event published from now on; returns the function that stops it. */
   subscribe (listener: McpEventListener): () => void
   /** Releases what the bus holds (connections, listeners); later publishes deliver nothing. */
@@ -66,8 +97,13 @@ export function isMcpEvent (value: unknown): value is McpEvent {
     case 'taskStatus':
       return typeof value.owner === 'string' && isJsonObject(value.task) && typeof value.task.taskId === 'string' &&
         typeof value.task.status === 'string'
+    case 'definitionChanged':
+      return LISTS.has(value.list) && typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && CHANGES.has(value.change) &&
+        (value.id === undefined || isChangeId(value.id))
+    case 'definitionApplied':
+      return isChangeId(value.id)
     case 'logLevel':
-      return isLogLevel(value.level)
+      return typeof value.caller === 'string' && isLogLevel(value.level)
   }
   return false
 }

@@ -8,8 +8,12 @@ import { isJsonObject, type JsonObject } from './jsonrpc.js'
 
 export type ClientRequestMethod = 'elicitation/create' | 'sampling/createMessage' | 'roots/list'
 
-/** Client requests whose handlers may ask the client for input. */
-export const INPUT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read'])
+/** Default keys of input requests are `<prefix>-<n>` (e.g. `elicitation-1`), in `requestState` rounds and in tasks alike. */
+export const INPUT_KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = Object.freeze({
+  'elicitation/create': 'elicitation',
+  'sampling/createMessage': 'sampling',
+  'roots/list': 'roots'
+})
 
 export interface ClientRequestOptions {
   /**

@@ -1,5 +1,5 @@
 /**
- * Legacy answers routed through Redis: each instance subscribes to its own
+ * Legacy answers forwarded through Redis: each instance subscribes to its own
  * channel (`<prefix>answers:<instance id>`), and the ids of its
  * server-to-client requests start with that instance id. A client's answer
  * POSTed to any instance is published on the channel its id names (or
@@ -39,7 +39,7 @@ export class RedisAnswerRouter implements AnswerRouter {
     if (this.#subscribed === undefined && !this.#closed) this.#subscribed = this.#listen()
   }
 
-  route (answer: JsonObject, caller: string): Promise<void> {
+  forward (answer: JsonObject, caller: string): Promise<void> {
     const id = answer.id
     if (typeof id !== 'string') return Promise.resolve()
     const dot = id.indexOf('.')

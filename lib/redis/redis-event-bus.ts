@@ -38,6 +38,9 @@ function unsentKey (event: McpEvent): string {
     case 'resourceUpdated': return 'uri:' + event.uri
     case 'taskStatus': return 'task:' + String(event.task.taskId)
     case 'logLevel': return 'level'
+    // The last change of a definition is what counts; a confirmation sent late is harmless.
+    case 'definitionChanged': return 'definition:' + event.list + ':' + event.name
+    case 'definitionApplied': return 'applied:' + event.id
   }
 }
 
@@ -69,7 +72,8 @@ export class RedisEventBus implements EventBus {
     this.#stopWatching = this.#connection.onReconnect(() => { void this.#confirmReconnect() })
   }
 
-  publish (event: McpEvent): Promise<void> {
+  /** Resolves with how many subscriptions received it (every connected instance, this one included). */
+  publish (event: McpEvent): Promise<number | void> {
     if (!isMcpEvent(event)) return Promise.reject(new TypeError('publish(event): not an MCP event (listChanged, resourceUpdated or taskStatus)'))
     const failure = deliver(this.#listeners.current, event)
     if (this.#closed) return failure === undefined ? Promise.resolve() : Promise.reject(failure)
@@ -112,11 +116,13 @@ export class RedisEventBus implements EventBus {
   }
 
   /** Sends `event` to the other instances; kept to send again if Redis cannot take it now. */
-  async #send (event: McpEvent): Promise<void> {
+  /** Resolves with how many subscriptions received it. */
+  async #send (event: McpEvent): Promise<number> {
     const key = unsentKey(event)
     try {
-      await this.#connection.publish(this.#channel, encode(this.#origin, event))
+      const reached = await this.#connection.publish(this.#channel, encode(this.#origin, event))
       this.#unsent.delete(key)
+      return reached
     } catch (err) {
       if (!this.#closed && (this.#unsent.has(key) || this.#unsent.size < MAX_UNSENT)) {
         this.#unsent.delete(key)

@@ -10,7 +10,7 @@
  */
 import { jsonOf } from './frozen-json.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
-import { PairMemo } from './pair-memo.js'
+import { BoundedMemo, PairMemo } from '../common/bounded-memo.js'
 
 /**
  * A result serialised ahead of time: its JSON text, the encoded bytes of the
@@ -20,7 +20,7 @@ import { PairMemo } from './pair-memo.js'
 export interface PreparedResult {
   readonly json: string
   readonly tail: Buffer
-  readonly byId: Map<RequestId, Buffer>
+  readonly byId: BoundedMemo<RequestId, Buffer>
 }
 
 /**
@@ -32,9 +32,14 @@ export interface PreparedResult {
 const RESPONSES_PER_RESULT = 16
 const KEPT_BYTES_PER_RESULT = 256 * 1024
 const MAX_KEPT_ID_LENGTH = 40
+/** Bytes of the longest response head kept: `{"jsonrpc":"2.0","id":` and an id of MAX_KEPT_ID_LENGTH characters (3 bytes each at most). */
+const MAX_KEPT_HEAD_BYTES = 22 + 3 * MAX_KEPT_ID_LENGTH
 
 function prepareMember (member: 'result' | 'error', json: string): PreparedResult {
-  return Object.freeze({ json, tail: Buffer.from(',"' + member + '":' + json + '}'), byId: new Map<RequestId, Buffer>() })
+  const tail = Buffer.from(',"' + member + '":' + json + '}')
+  const room = Math.min(RESPONSES_PER_RESULT, Math.floor(KEPT_BYTES_PER_RESULT / (MAX_KEPT_HEAD_BYTES + tail.length)))
+  // A full set starts over, so ids nobody repeats cannot crowd out those that are.
+  return Object.freeze({ json, tail, byId: new BoundedMemo<RequestId, Buffer>(room, 'restart') })
 }
 
 /** Prepares a result from its JSON text. */
@@ -67,12 +72,7 @@ export function preparedResponse (id: RequestId, prepared: PreparedResult): Buff
   const out = Buffer.allocUnsafe(headLength + prepared.tail.length)
   out.write(head, 0, headLength, ascii ? 'latin1' : 'utf8')
   prepared.tail.copy(out, headLength)
-  const room = Math.min(RESPONSES_PER_RESULT, Math.floor(KEPT_BYTES_PER_RESULT / out.length))
-  if (room > 0 && idJson.length <= MAX_KEPT_ID_LENGTH) {
-    // A full set starts over, so ids nobody repeats cannot crowd out those that are.
-    if (prepared.byId.size >= room) prepared.byId.clear()
-    prepared.byId.set(id, out)
-  }
+  if (idJson.length <= MAX_KEPT_ID_LENGTH) prepared.byId.set(id, out)
   return out
 }
 

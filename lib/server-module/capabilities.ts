@@ -1,11 +1,12 @@
 /**
  * Derives the `capabilities` object a server advertises from the handlers its
- * module implements (PROTOCOL.md section 2). The endpoint routes with the same
+ * module implements (PROTOCOL.md section 2). The endpoint dispatches with the same
  * table (protocol/methods.ts), so what is advertised is exactly what is served.
  */
 import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
 import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS } from '../protocol/methods.js'
 import type { CapabilitiesDeclaration, JsonObject } from './contract.js'
+import { nearMissHint } from './module-check.js'
 
 export const ERAS: readonly Era[] = Object.freeze(['legacy', 'modern'])
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
@@ -50,7 +51,7 @@ type LegacyShape<M> = Optionalise<{
   resources: Field<HandlerState<M, 'listResources'>, Readonly<LegacyResources<M>>>
   prompts: Field<HandlerState<M, 'listPrompts'>, { readonly listChanged: false }>
   completions: Field<HandlerState<M, 'complete'>, Readonly<JsonObject>>
-  logging: Field<HandlerState<M, 'setLogLevel'>, Readonly<JsonObject>>
+  logging: Readonly<JsonObject>
 }>
 
 type ModernShape<M> = Optionalise<{
@@ -169,7 +170,7 @@ function derivedBase (server: object): Base {
 
 function requireHandlers (server: object, capability: CapabilityName): void {
   for (const handler of REQUIRED_HANDLERS[capability]) {
-    if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler)
+    if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler, nearMissHint(server, handler))
   }
 }
 
@@ -179,9 +180,10 @@ function requireHandlers (server: object, capability: CapabilityName): void {
  * - base set: the module's own `capabilities` (object, or function of `{ era }`)
  *   when it has one, else tools/resources/prompts for each list handler;
  * - legacy: `listChanged: false`; `resources.subscribe` iff `subscribeResource`;
- *   `logging` iff `setLogLevel`; `completions` iff `complete`;
- * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always
- *   (each unless the declaration sets it `false`),
+ *   `logging` always (the endpoint answers `logging/setLevel` itself);
+ *   `completions` iff `complete`;
+ * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always,
+ *   (`logging` in both eras and the rest unless the declaration sets it `false`),
  *   `completions` iff `complete`, the tasks extension iff `tasks`.
  *
  * Throws `FST_MCP_MISSING_HANDLER` when a capability would be advertised
@@ -243,15 +245,9 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
     caps.completions = base.completions ?? {}
   }
 
-  if (base.logging !== false) {
-    if (modern) {
-      // any handler may emit notifications/message on a request that sets a logLevel
-      caps.logging = base.logging ?? {}
-    } else if (base.logging !== undefined || hasHandler(server, 'setLogLevel')) {
-      requireHandlers(server, 'logging')
-      caps.logging = base.logging ?? {}
-    }
-  }
+  // Any handler may log: modern on a request that sets a logLevel, legacy once the caller
+  // sent logging/setLevel (answered by the endpoint, the module's setLogLevel being optional).
+  if (base.logging !== false) caps.logging = base.logging ?? {}
 
   if (base.experimental) caps.experimental = base.experimental
 

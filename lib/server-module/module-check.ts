@@ -1,15 +1,20 @@
 /**
  * Mistakes in a server module, caught at registration instead of showing up
- * as a capability that silently is not there:
- * - a value that is not a function under a handler name fails;
- * - a call/get/read handler without the list handler that announces it fails
- *   (the reverse, a list without its call handler, fails in build.ts);
- * - a method one or two edits away from a handler name (`listTool`,
- *   `complete` written `completion`) and a module with no handler at all are
- *   returned as warnings for the plugin to log.
+ * as a capability that silently is not there. Each fails with a coded error:
+ * - a value that is not a function under a handler name;
+ * - a call/get/read handler without the list handler that announces it
+ *   (the reverse, a list without its call handler, fails in capabilities.ts);
+ * - a method one or two edits away from a missing handler's name
+ *   (`listTool`, or `completion` for `complete`): the endpoint would serve
+ *   less than the module says; the error names the handler it probably meant
+ *   (a helper whose name is that close can start with `_`, which is never checked);
+ * - a module with no handler at all (and no capabilities declaration).
+ * Harmless oddities (an `unsubscribeResource` that can never be called
+ * without `subscribeResource`) are returned as warnings for the plugin to log.
  */
 import { FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
 import { type CapabilityName, type HandlerName, hasHandler } from '../protocol/methods.js'
+import { closestName } from '../protocol/near-miss.js'
 
 export const HANDLER_NAMES: readonly HandlerName[] = Object.freeze([
   'listTools', 'callTool', 'listResources', 'readResource', 'listResourceTemplates',
@@ -40,25 +45,6 @@ const ALIASES: Readonly<Record<string, HandlerName>> = {
 /** Not handlers and not mistakes: what any object or module may carry. */
 const IGNORED: ReadonlySet<string> = new Set(['constructor', 'capabilities'])
 
-/** Optimal string alignment distance (Damerau-Levenshtein without repeated edits), case-insensitive, capped. */
-function editDistance (a: string, b: string, cap: number): number {
-  a = a.toLowerCase()
-  b = b.toLowerCase()
-  if (Math.abs(a.length - b.length) > cap) return cap + 1
-  const rows: number[][] = [Array.from({ length: b.length + 1 }, (_, j) => j)]
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i]
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      let best = Math.min((rows[i - 1] as number[])[j] as number + 1, row[j - 1] as number + 1, (rows[i - 1] as number[])[j - 1] as number + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) best = Math.min(best, (rows[i - 2] as number[])[j - 2] as number + 1)
-      row.push(best)
-    }
-    rows.push(row)
-  }
-  return (rows[a.length] as number[])[b.length] as number
-}
-
 /** Every property name of `server` and its prototypes (class methods included), up to Object.prototype. */
 function propertyNames (server: object): Set<string> {
   const names = new Set<string>()
@@ -71,21 +57,30 @@ function propertyNames (server: object): Set<string> {
 /** The handler `name` was probably meant to be, if any. */
 export function probableHandler (name: string): HandlerName | undefined {
   if (Object.hasOwn(ALIASES, name)) return ALIASES[name]
-  let best: HandlerName | undefined
-  let bestDistance = 3
-  for (const handler of HANDLER_NAMES) {
-    const distance = editDistance(name, handler, 2)
-    if (distance < bestDistance) {
-      best = handler
-      bestDistance = distance
-    }
-  }
-  return best
+  return closestName(name, HANDLER_NAMES)
 }
 
 /**
+ * ` ("listTool" is not a handler name; did you mean "listTools"?)` when the
+ * module has a near miss of the missing `handler`, else ''. For error messages.
+ */
+export function nearMissHint (server: object, handler: HandlerName): string {
+  for (const name of propertyNames(server)) {
+    if (isCheckedName(name) && probableHandler(name) === handler) return ` ("${name}" is not a handler name; did you mean "${handler}"?)`
+  }
+  return ''
+}
+
+/** Names that are neither handlers nor exempt: candidates for a near miss. */
+function isCheckedName (name: string): boolean {
+  return !HANDLER_SET.has(name) && !IGNORED.has(name) && !name.startsWith('_')
+}
+
+const HANDLER_SET: ReadonlySet<string> = new Set(HANDLER_NAMES)
+
+/**
  * Throws a coded error for a module the endpoint cannot serve as written;
- * returns warnings (one line each) for what is probably a mistake.
+ * returns warnings (one line each) for what is odd but harmless.
  */
 export function checkServerModule (server: object): string[] {
   const module = server as Record<string, unknown>
@@ -98,20 +93,23 @@ export function checkServerModule (server: object): string[] {
   // A declaration decides what is advertised (and may switch a capability off on purpose).
   if (module.capabilities === undefined) {
     for (const [handler, list, capability] of ANNOUNCED_BY) {
-      if (hasHandler(server, handler) && !hasHandler(server, list)) throw new FST_MCP_MISSING_HANDLER(capability, list)
+      if (hasHandler(server, handler) && !hasHandler(server, list)) throw new FST_MCP_MISSING_HANDLER(capability, list, nearMissHint(server, list))
     }
   }
-  const warnings: string[] = []
-  const handlers = new Set<string>(HANDLER_NAMES)
   for (const name of propertyNames(server)) {
-    if (handlers.has(name) || IGNORED.has(name)) continue
+    if (!isCheckedName(name)) continue
     const meant = probableHandler(name)
     if (meant !== undefined && !hasHandler(server, meant)) {
-      warnings.push(`server module: "${name}" is not a handler name; did you mean "${meant}"? (it is never called)`)
+      throw new FST_MCP_INVALID_SERVER(`"${name}" is not a handler name; did you mean "${meant}"? (as written it is never called; a helper may start its name with "_")`)
     }
   }
-  if (!HANDLER_NAMES.some((name) => hasHandler(server, name))) {
-    warnings.push(`server module has no handler (${HANDLER_NAMES.join(', ')}): the endpoint advertises no tools, resources or prompts`)
+  // A declaration without handlers fails in capabilities.ts, naming what it lacks.
+  if (module.capabilities === undefined && !HANDLER_NAMES.some((name) => hasHandler(server, name))) {
+    throw new FST_MCP_INVALID_SERVER(`it has no handler (${HANDLER_NAMES.join(', ')}): the endpoint would serve nothing`)
+  }
+  const warnings: string[] = []
+  if (hasHandler(server, 'unsubscribeResource') && !hasHandler(server, 'subscribeResource')) {
+    warnings.push('server module: "unsubscribeResource" without "subscribeResource" is never called (resources/unsubscribe needs the subscribe capability)')
   }
   return warnings
 }

@@ -71,7 +71,8 @@ export class RequestStream {
   log (level: LogLevel, data: unknown, logger?: string): void {
     if (this.#logLevel === undefined) return
     if (!isLogLevel(level)) {
-      this.#request.log.warn({ level }, 'MCP log message with an unknown level dropped')
+      // Not `level`: pino writes its own `level` key, and two in one line confuse jq and pino-pretty.
+      this.#request.log.warn({ mcpLevel: level }, 'MCP log message with an unknown level dropped')
       return
     }
     if (!isAtLeast(level, this.#logLevel)) return

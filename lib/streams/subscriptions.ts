@@ -22,6 +22,7 @@ import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonr
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Implementation as ServerInfo } from '../protocol/schemas.js'
 import { MAX_BUFFERED_BYTES, SseStream } from './sse-writer.js'
+import type { ListName } from '../parts/event-bus.js'
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
 
@@ -38,15 +39,13 @@ export interface SubscriptionFilter {
 /** Most task ids one listen request may name. */
 export const MAX_LISTEN_TASK_IDS = 1000
 
-export type ListKind = 'tools' | 'prompts' | 'resources'
-
 const LIST_FLAGS = Object.freeze([
   ['tools', 'toolsListChanged'],
   ['prompts', 'promptsListChanged'],
   ['resources', 'resourcesListChanged']
 ] as const)
 
-const LIST_METHODS: Readonly<Record<ListKind, string>> = Object.freeze({
+const LIST_METHODS: Readonly<Record<ListName, string>> = Object.freeze({
   tools: 'notifications/tools/list_changed',
   prompts: 'notifications/prompts/list_changed',
   resources: 'notifications/resources/list_changed'
@@ -56,7 +55,7 @@ interface Subscription {
   readonly sse: SseStream
   /** The listen request id, serialised once. */
   readonly idJson: string
-  readonly lists: readonly ListKind[]
+  readonly lists: readonly ListName[]
   readonly uris: readonly string[]
   readonly taskIds: readonly string[]
   /** Who opened the stream (the tasks' owner function of its request): task events of other owners never reach it. */
@@ -137,7 +136,7 @@ export class SubscriptionRegistry {
   readonly #keepAliveMs: number
   readonly #resultMetaTail: string
   readonly #all = new Set<Subscription>()
-  readonly #lists: Record<ListKind, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
+  readonly #lists: Record<ListName, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
   readonly #uris = new Map<string, Set<Subscription>>()
   readonly #tasks = new Map<string, Set<Subscription>>()
   readonly #limits: ListenLimits
@@ -198,7 +197,7 @@ export class SubscriptionRegistry {
   }
 
   /** Sends `notifications/<kind>/list_changed` to every stream that asked for it; returns how many. */
-  notifyListChanged (kind: ListKind): number {
+  notifyListChanged (kind: ListName): number {
     const head = '{"jsonrpc":"2.0","method":"' + LIST_METHODS[kind] + '","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
     return this.#fanOut(this.#lists[kind], head, '}}}')
   }
@@ -219,7 +218,7 @@ export class SubscriptionRegistry {
    */
   notifyAllMayHaveChanged (): number {
     let sent = 0
-    for (const kind of Object.keys(this.#lists) as ListKind[]) sent += this.notifyListChanged(kind)
+    for (const kind of Object.keys(this.#lists) as ListName[]) sent += this.notifyListChanged(kind)
     for (const uri of [...this.#uris.keys()]) sent += this.notifyResourceUpdated(uri)
     return sent
   }

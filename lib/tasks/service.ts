@@ -26,9 +26,9 @@
  * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { callerOf } from '../auth/caller.js'
+import { callerOf, type RequestScope, type TaskHost } from '../handler/request-scope.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
-import { answerProblem, type ClientRequestMethod, type ClientRequestOptions } from '../protocol/client-request-wire.js'
+import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
@@ -37,16 +37,16 @@ import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
+import { DEFAULT_MAX_TASK_ARGUMENT_BYTES } from '../options.js'
+import { boundedWait } from '../common/timers.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
 import { type AskRefusal, type Change, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
 import { HeldOutcomes, storeOutcome, type TaskOutcome } from './held-outcomes.js'
 import { type TaskRun, TaskRuns } from './runs.js'
+import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from '../handler/tool-errors.js'
 import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
-
-/** The methods the extension adds; `tasks/result` and `tasks/list` are gone in this version of tasks. */
-export const TASK_METHODS: ReadonlySet<string> = new Set(['tasks/get', 'tasks/update', 'tasks/cancel'])
 
 /** Who may see a task: a string per authorization context. */
 export type TaskOwner = (request: FastifyRequest) => string
@@ -57,12 +57,6 @@ export interface RunAsTaskOptions {
    * extension gets -32021 naming it, instead of running the work inline.
    */
   required?: boolean
-}
-
-const KEY_PREFIX: Readonly<Record<ClientRequestMethod, string>> = {
-  'elicitation/create': 'elicitation',
-  'sampling/createMessage': 'sampling',
-  'roots/list': 'roots'
 }
 
 const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
@@ -80,21 +74,11 @@ export const MAX_HELD_OUTCOME_BYTES = 16 * 1024 * 1024
 
 const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
 
-/**
- * Heap bytes of its request a task may keep (estimated, see
- * argument-cost.ts): its `arguments` (which the work's closure usually
- * holds) and the client capabilities and info it reads. A task lives up to
- * `ttlMs` after its request is gone, so a large body must not ride along
- * (issues 11 and 26: object-heavy values cost ~20x their JSON in heap).
- */
-export const DEFAULT_MAX_TASK_INPUT_BYTES = 64 * 1024
-
-/** Whether what a task would keep of this request fits the bound; no walk when the whole body is small. */
-function inputFits (ctx: HandlerContext, limit: number): boolean {
+/** Whether what a task would keep of this request fits the bound (estimated heap, see argument-cost.ts); no walk when the whole body is small. */
+function inputFits (ctx: HandlerContext, scope: RequestScope, limit: number): boolean {
   const length = Number(ctx.request.headers['content-length'])
   if (Number.isSafeInteger(length) && length * MAX_COST_PER_CHARACTER <= limit) return true
-  const body = ctx.request.body as { params?: { arguments?: unknown } } | undefined
-  const args = heapCostWithin(body?.params?.arguments, limit)
+  const args = heapCostWithin(scope.params?.arguments, limit)
   if (args === undefined) return false
   const caps = heapCostWithin(ctx.clientCapabilities, limit - args)
   return caps !== undefined && heapCostWithin(ctx.clientInfo, limit - args - caps) !== undefined
@@ -124,10 +108,12 @@ export interface TaskServiceOptions {
   log: FastifyBaseLogger
   /** Heap bytes of its request a task may keep, estimated (`taskOptions.maxArgumentBytes`); default 64 KiB. */
   maxInputBytes?: number
+  /** What a task's work that throws answers (the `toolErrors` option); default `'message'`. */
+  toolErrors?: ToolErrorMode
 }
 
 /** The endpoint side of the extension: the store, who owns what, the work running here, and the `tasks/*` methods. */
-export class TaskService {
+export class TaskService implements TaskHost {
   readonly store: TaskStore
   readonly limits: TaskLimits
   readonly runs: TaskRuns
@@ -135,6 +121,7 @@ export class TaskService {
   readonly #owner: TaskOwner
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
+  readonly #toolErrors: ToolErrorMode
   readonly #unsubscribe: () => void
   /** Outcomes of work that ended while the store could not take them. */
   readonly #held: HeldOutcomes
@@ -144,9 +131,10 @@ export class TaskService {
     this.limits = options.limits
     this.store = options.store === undefined ? new MemoryTaskStore(options.limits) : options.store(options.limits)
     this.#owner = options.owner ?? callerOf
-    this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_INPUT_BYTES
+    this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_ARGUMENT_BYTES
     this.#bus = options.bus
     this.#log = options.log
+    this.#toolErrors = options.toolErrors ?? DEFAULT_TOOL_ERROR_MODE
     this.runs = new TaskRuns(this.store, options.log)
     this.#held = new HeldOutcomes({
       store: this.store,
@@ -158,11 +146,6 @@ export class TaskService {
     this.#unsubscribe = this.#bus?.subscribe((event) => {
       if (event.type === 'taskStatus') this.runs.observe(event.task)
     }) ?? (() => {})
-  }
-
-  /** Lets `runAsTask` called while serving this request create a task here. */
-  bind (request: FastifyRequest): void {
-    services.set(request, this)
   }
 
   ownerOf (request: FastifyRequest): string {
@@ -221,7 +204,10 @@ export class TaskService {
     }
     const { task } = created
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
-    this.#start(run, ctx, work, Date.parse(task.createdAt) + task.ttlMs)
+    // The tool's name, for what the task tells the client and the log when its work throws.
+    const body = ctx.request.body as { params?: { name?: unknown } } | undefined
+    const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
+    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -256,15 +242,11 @@ export class TaskService {
     const open = this.runs.close('the server is shutting down')
     if (this.store.shared && open.length > 0) {
       const error = { code: ErrorCode.InternalError, message: 'The server shut down before the task finished' }
-      let timer: NodeJS.Timeout | undefined
-      await Promise.race([
-        Promise.allSettled(open.map(async (run) => {
-          const change = await this.store.fail(run.taskId, error, error.message)
-          if (change?.changed === true) await this.#publish(change.task)
-        })),
-        new Promise((resolve) => { timer = setTimeout(resolve, CLOSE_WAIT_MS) })
-      ])
-      clearTimeout(timer)
+      // A store that does not answer in time does not hold up the close.
+      await boundedWait(Promise.allSettled(open.map(async (run) => {
+        const change = await this.store.fail(run.taskId, error, error.message)
+        if (change?.changed === true) await this.#publish(change.task)
+      })), CLOSE_WAIT_MS).catch(() => {})
     }
     await this.store.close()
   }
@@ -296,7 +278,13 @@ export class TaskService {
     return ACK
   }
 
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, expiresAt: number): void {
+  /**
+   * Runs `work` and stores its outcome: a result completes the task; an
+   * `McpError` fails it with that error; anything else thrown completes it
+   * with a tool execution error (`isError: true`), what the same call would
+   * have answered without a task.
+   */
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number): void {
     // Only strings and the task's context are captured below: the request and its body stay free to go.
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
@@ -306,13 +294,13 @@ export class TaskService {
       if (run.ended) return
       const result = value === undefined || value === null ? {} : value
       if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
-        logger.error({ method }, 'MCP task returned a result that is not a final object (ask with ctx.elicit inside a task)')
+        logger.error({ method, tool }, `MCP task of tool ${JSON.stringify(tool)} returned a result that is not a final object (ask with ctx.elicit inside a task)`)
         await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
         return
       }
       const change = await this.#finish(run, { kind: 'complete', result: typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' } }, expiresAt)
       if (change?.changed === true && change.task.status === 'failed') {
-        logger.warn({ method, statusMessage: change.task.statusMessage }, 'MCP task result could not be kept; the task failed')
+        logger.warn({ method, tool, statusMessage: change.task.statusMessage }, `MCP task result of tool ${JSON.stringify(tool)} could not be kept; the task failed`)
       }
     }, async (err: unknown) => {
       if (run.ended) return
@@ -323,10 +311,9 @@ export class TaskService {
         return
       }
       if (run.controller.signal.aborted) return
-      logger.error({ err, method }, 'MCP task failed')
-      await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
+      await this.#finish(run, { kind: 'complete', result: { ...thrownToolResult(err, tool, this.#toolErrors, logger), resultType: 'complete' } }, expiresAt)
     }).catch((err: unknown) => {
-      logger.error({ err, method }, 'MCP task outcome could not be stored')
+      logger.error({ err, method, tool }, `MCP task outcome of tool ${JSON.stringify(tool)} could not be stored`)
       this.runs.end(run, 'the task store failed', true)
     })
   }
@@ -371,8 +358,6 @@ function invalidAnswer (problem: string): Outcome {
   return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
 }
 
-const services = new WeakMap<FastifyRequest, TaskService>()
-
 /** The fields every view of a task carries. */
 function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
   const out: JsonObject = {
@@ -393,9 +378,14 @@ function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
  * request declared it.
  */
 export function canRunAsTask (ctx: HandlerContext): boolean {
-  if (ctx instanceof TaskContext) return false
-  const service = services.get(ctx.request)
-  return service !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, service.maxInputBytes)
+  const scope = taskScope(ctx)
+  return scope?.tasks !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, scope, scope.tasks.maxInputBytes)
+}
+
+/** The request scope, when `ctx` serves a request (not a task) that may create a task. */
+function taskScope (ctx: HandlerContext): RequestScope | undefined {
+  if (ctx instanceof TaskContext) return undefined
+  return ctx.request.mcpScope ?? undefined
 }
 
 /**
@@ -411,8 +401,9 @@ export async function runAsTask (
   options: RunAsTaskOptions = {}
 ): Promise<CallToolResult | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
-  const service = ctx instanceof TaskContext ? undefined : services.get(ctx.request)
-  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, service.maxInputBytes)) {
+  const scope = taskScope(ctx)
+  const service = scope?.tasks
+  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, scope as RequestScope, service.maxInputBytes)) {
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
@@ -504,7 +495,7 @@ class TaskContext extends ClientAsking implements HandlerContext {
     let key: string
     if (explicit === undefined) {
       let n = this.#counters.get(method) ?? 0
-      do key = `${KEY_PREFIX[method]}-${++n}`; while (used.has(key))
+      do key = `${INPUT_KEY_PREFIX[method]}-${++n}`; while (used.has(key))
       this.#counters.set(method, n)
     } else {
       if (typeof explicit !== 'string' || explicit.length === 0) throw new TypeError('options.key must be a non-empty string')

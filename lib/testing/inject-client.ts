@@ -6,9 +6,11 @@
  */
 import type { FastifyInstance, InjectOptions } from 'fastify'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import type { Era } from '../protocol/methods.js'
+import { type Era, METHODS } from '../protocol/methods.js'
 import { deriveParamHeaders, type ParamHeader } from '../endpoint/param-headers.js'
 import type { JsonObject } from '../server-module/contract.js'
+import type { LogLevel } from '../protocol/log-level.js'
+import { META_LOG_LEVEL } from '../protocol/meta.js'
 import { LATEST_LEGACY_VERSION, LATEST_MODERN_VERSION } from '../protocol/versions.js'
 import type {
   CallToolResult,
@@ -37,8 +39,32 @@ export interface InjectClientOptions<E extends Era = Era> {
   clientCapabilities?: JsonObject
   /** Modern era: `clientInfo` in `_meta`. */
   clientInfo?: { name: string, version: string }
-  /** Notifications that arrive on a streamed response (progress, log messages). */
-  onNotification?: (notification: { method: string, params?: JsonObject }) => void
+  /** Notifications that arrive on any streamed response (progress, log messages). */
+  onNotification?: NotificationListener
+}
+
+/** A notification streamed with a response (`notifications/progress`, `notifications/message`). */
+export type NotificationListener = (notification: { method: string, params?: JsonObject }) => void
+
+/**
+ * Per-call options of `callTool`, `getPrompt` and `readResource`: what a
+ * real client puts in the request's `_meta`, and who hears what the answer
+ * streams.
+ */
+export interface CallOptions {
+  /** Sent as `_meta.progressToken`: the handler's `ctx.progress()` is then streamed back. */
+  progressToken?: string | number
+  /**
+   * The least severe log message this call should stream back. Modern: sent
+   * as `_meta["io.modelcontextprotocol/logLevel"]` on this request. Legacy
+   * (no per-request level): sent first as `logging/setLevel`, which the
+   * endpoint keeps for this client's caller (its `headers`) until changed.
+   */
+  logLevel?: LogLevel
+  /** Hears the notifications streamed with this call's answer (the client-wide `onNotification` hears them too). */
+  onNotification?: NotificationListener
+  /** More `_meta` for the request (the era's own keys are added). */
+  _meta?: JsonObject
 }
 
 /** An `McpError` from the endpoint, with the HTTP status it came with. */
@@ -59,18 +85,19 @@ export interface InjectClient<E extends Era = Era> {
   /** Modern: `server/discover`; legacy: `initialize` (stateless, nothing to keep). */
   discover (): Promise<DiscoverAnswer<E>>
   listTools (cursor?: string): Promise<ListToolsResult>
-  callTool (name: string, args?: JsonObject, meta?: JsonObject): Promise<CallToolResult>
+  /** `tools/call`; `options` carry a progress token, a log level and a listener for what the answer streams. */
+  callTool (name: string, args?: JsonObject, options?: CallOptions): Promise<CallToolResult>
   listPrompts (cursor?: string): Promise<ListPromptsResult>
-  getPrompt (name: string, args?: Record<string, string>): Promise<GetPromptResult>
+  getPrompt (name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>
   listResources (cursor?: string): Promise<ListResourcesResult>
   listResourceTemplates (cursor?: string): Promise<ListResourceTemplatesResult>
-  readResource (uri: string): Promise<ReadResourceResult>
+  readResource (uri: string, options?: CallOptions): Promise<ReadResourceResult>
+  /** Legacy `logging/setLevel`: the level this client's caller gets log messages at, from now on. */
+  setLogLevel (level: LogLevel): Promise<void>
   complete (ref: CompleteParams['ref'], argument: { name: string, value: string }, context?: Record<string, string>): Promise<CompleteResult>
   /** Any method: the raw result object. */
   request (method: string, params?: JsonObject): Promise<JsonObject>
 }
-
-const NAME_PARAMS: Readonly<Record<string, 'name' | 'uri'>> = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri' }
 
 /** A header value as the transport writes it: as is when plain ASCII, else `=?base64?...?=`. */
 function headerValue (value: string): string {
@@ -89,7 +116,7 @@ function paramHeaders (annotations: readonly ParamHeader[], args: JsonObject): R
 }
 
 /** The last JSON-RPC response of an SSE body; notifications before it go to `onNotification`. */
-function fromEventStream (body: string, id: number, onNotification: InjectClientOptions['onNotification']): JsonObject | undefined {
+function fromEventStream (body: string, id: number, onNotification: NotificationListener | undefined): JsonObject | undefined {
   let response: JsonObject | undefined
   for (const event of body.split(/\r?\n\r?\n/)) {
     const data = event.split(/\r?\n/).filter((line) => line.startsWith('data:')).map((line) => line.slice(5).replace(/^ /, '')).join('\n')
@@ -118,7 +145,7 @@ export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, op
     return mounted
   }
 
-  async function send (method: string, params: JsonObject, extraHeaders: Record<string, string> = {}): Promise<JsonObject> {
+  async function send (method: string, params: JsonObject, extraHeaders: Record<string, string> = {}, listener?: NotificationListener): Promise<JsonObject> {
     const id = nextId++
     const headers: Record<string, string> = {
       'content-type': 'application/json',
@@ -137,7 +164,7 @@ export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, op
       body.params = { ...params, _meta: meta }
       headers['mcp-protocol-version'] = protocolVersion
       headers['mcp-method'] = method
-      const nameParam = NAME_PARAMS[method]
+      const nameParam = METHODS[method]?.nameParam
       if (nameParam !== undefined && typeof params[nameParam] === 'string') headers['mcp-name'] = headerValue(params[nameParam] as string)
     } else if (method !== 'initialize') {
       headers['mcp-protocol-version'] = protocolVersion
@@ -148,7 +175,7 @@ export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, op
     let message: JsonObject | undefined
     try {
       message = type.startsWith('text/event-stream')
-        ? fromEventStream(response.body, id, options.onNotification)
+        ? fromEventStream(response.body, id, notify(listener))
         : JSON.parse(response.body) as JsonObject
     } catch {
       message = undefined
@@ -162,6 +189,28 @@ export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, op
         typeof error.message === 'string' ? error.message : 'error without a message', error.data)
     }
     return message.result as JsonObject
+  }
+
+  /** The client-wide listener and this call's, each hearing every notification. */
+  function notify (listener: NotificationListener | undefined): NotificationListener | undefined {
+    const all = options.onNotification
+    if (listener === undefined || all === undefined) return listener ?? all
+    return (notification) => {
+      all(notification)
+      listener(notification)
+    }
+  }
+
+  /** Sends a request carrying the per-call options (legacy: the level goes first, as logging/setLevel). */
+  async function call (method: string, params: JsonObject, callOptions: CallOptions | undefined, headers?: Record<string, string>): Promise<JsonObject> {
+    if (callOptions === undefined) return await send(method, params, headers)
+    const meta: JsonObject = { ...callOptions._meta }
+    if (callOptions.progressToken !== undefined) meta.progressToken = callOptions.progressToken
+    if (callOptions.logLevel !== undefined) {
+      if (era === 'modern') meta[META_LOG_LEVEL] = callOptions.logLevel
+      else await send('logging/setLevel', { level: callOptions.logLevel })
+    }
+    return await send(method, Object.keys(meta).length === 0 ? params : { ...params, _meta: meta }, headers, callOptions.onNotification)
   }
 
   function list (method: string, cursor: string | undefined): Promise<JsonObject> {
@@ -185,16 +234,17 @@ export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, op
       return result as DiscoverAnswer<E>
     },
     listTools: async (cursor) => await list('tools/list', cursor) as ListToolsResult,
-    async callTool (name, args = {}, meta) {
-      const params: JsonObject = { name, arguments: args }
-      if (meta !== undefined) params._meta = meta
-      return await send('tools/call', params, await headersFor(name, args)) as CallToolResult
-    },
+    callTool: async (name, args = {}, callOptions) =>
+      await call('tools/call', { name, arguments: args }, callOptions, await headersFor(name, args)) as CallToolResult,
     listPrompts: async (cursor) => await list('prompts/list', cursor) as ListPromptsResult,
-    getPrompt: async (name, args) => await send('prompts/get', args === undefined ? { name } : { name, arguments: args }) as GetPromptResult,
+    getPrompt: async (name, args, callOptions) =>
+      await call('prompts/get', args === undefined ? { name } : { name, arguments: args }, callOptions) as GetPromptResult,
     listResources: async (cursor) => await list('resources/list', cursor) as ListResourcesResult,
     listResourceTemplates: async (cursor) => await list('resources/templates/list', cursor) as ListResourceTemplatesResult,
-    readResource: async (uri) => await send('resources/read', { uri }) as ReadResourceResult,
+    readResource: async (uri, callOptions) => await call('resources/read', { uri }, callOptions) as ReadResourceResult,
+    async setLogLevel (level) {
+      await send('logging/setLevel', { level })
+    },
     complete: async (ref, argument, context) =>
       await send('completion/complete', context === undefined ? { ref, argument } : { ref, argument, context: { arguments: context } }) as CompleteResult,
     request: (method, params = {}) => send(method, params)

@@ -10,7 +10,7 @@ import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
-import mcpCapabilities, { type AuthorizationOptions, defineResources, type HandlerContext, runAsTask } from '../../lib/index.js'
+import mcpCapabilities, { type AuthorizationOptions, defineResources, defineTools, type HandlerContext, runAsTask } from '../../lib/index.js'
 import { startAuthServer } from '../helpers/auth-server.js'
 import { assertError, mcpClient, MODERN } from '../helpers/mcp-inject.js'
 import { tasksClient } from '../tasks/helpers.js'
@@ -301,4 +301,28 @@ t.test('a requestState minted for one principal is refused from another', async 
   assertError(t, bob, { status: 400, code: -32602, id: 1 })
   const again = await mcp.modern('tools/call', retry, { capabilities: caps, headers: bearer(await token('alice', 'notes:read notes:write')) })
   t.strictSame(again.json.result?.content, [{ type: 'text', text: 'hi Ada' }], 'the same principal with a refreshed token may answer')
+})
+
+t.test('filterLists with runtime changes: added scoped tools are hidden and refused; disabled ones gone for everyone', async (t) => {
+  const app = Fastify()
+  await app.register(mcpCapabilities, {
+    server: defineTools({ hello: { handler: () => ({ content: [{ type: 'text', text: 'hi' }] }) } }),
+    serverInfo: { name: 'auth-tests', version: '1.0.0' },
+    authorization: { resource: RESOURCE, authorizationServers: [as.issuer], scopesSupported: ['notes:read', 'notes:write'], filterLists: true }
+  })
+  t.teardown(() => app.close())
+  const mcp = mcpClient(t, app)
+  const names = (reply: { json: any }): string[] => reply.json.result.tools.map((tool: { name: string }) => tool.name)
+  const reader = bearer(await token('reader', 'notes:read'))
+  const writer = bearer(await token('writer', 'notes:read notes:write'))
+  app.mcp.tools.add('write', { scopes: ['notes:write'], handler: () => ({ content: [{ type: 'text', text: 'written' }] }) })
+  t.strictSame(names(await mcp.modern('tools/list', {}, { headers: reader })), ['hello'], 'the added tool is hidden from a reader')
+  t.strictSame(names(await mcp.modern('tools/list', {}, { headers: writer })), ['hello', 'write'])
+  const refused = await mcp.modern('tools/call', { name: 'write', arguments: {} }, { headers: reader })
+  t.equal(refused.status, 403, 'and its call needs the scope')
+  await app.mcp.tools.disable('hello')
+  t.strictSame(names(await mcp.modern('tools/list', {}, { headers: writer })), ['write'])
+  t.strictSame(names(await mcp.legacy('tools/list', {}, { protocolVersion: '2025-11-25', headers: writer })), ['write'], 'legacy too')
+  const gone = await mcp.modern('tools/call', { name: 'hello', arguments: {} }, { headers: writer })
+  t.equal(gone.json.error?.code, -32602, 'a disabled tool is not callable')
 })

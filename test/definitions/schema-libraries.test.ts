@@ -19,7 +19,7 @@ import * as v from 'valibot'
 import { z } from 'zod'
 import { definePrompts } from '../../lib/definitions/prompts.js'
 import type { ObjectSchema } from '../../lib/definitions/schema-types.js'
-import { defineTools } from '../../lib/definitions/tools.js'
+import { compileToolEntry, defineTools } from '../../lib/definitions/tools.js'
 import { injectClient } from '../../lib/testing/index.js'
 import { specValidator } from '../helpers/spec-schemas.js'
 import { hasNoSymbols, isDeeplyFrozen, serve } from './helpers.js'
@@ -83,9 +83,9 @@ const meta = new Ajv2020({ strict: false })
 for (const [library, written] of Object.entries(libraries)) {
   // one loop over six libraries: their union would only slow the compiler (each is typed in test/types/schema-libraries.test-d.ts)
   const schemas = written as unknown as Record<'input' | 'output' | 'prompt', ObjectSchema>
-  function module (seen: unknown[]) {
+  function groups (seen: unknown[]) {
     return {
-      ...defineTools({
+      tools: defineTools({
         search: {
           input: schemas.input,
           output: schemas.output,
@@ -99,16 +99,20 @@ for (const [library, written] of Object.entries(libraries)) {
           handler: () => ({ count: 'many' } as never)
         }
       }),
-      ...definePrompts({
+      prompts: definePrompts({
         brief: { arguments: schemas.prompt, handler: (args) => `Write about ${(args as { topic: string }).topic}` }
       })
     }
   }
+  function module (seen: unknown[]) {
+    const { tools, prompts } = groups(seen)
+    return { ...tools, ...prompts }
+  }
 
   t.test(`${library}: listed as plain JSON Schema 2020-12, valid per the spec's Tool and Prompt`, async (t) => {
-    const defined = module([])
-    const [search] = defined.listTools().tools
-    t.ok(isDeeplyFrozen(defined.listTools()) && hasNoSymbols(defined.listTools()), 'deeply frozen plain JSON')
+    const defined = groups([])
+    const [search] = defined.tools.listTools().tools
+    t.ok(isDeeplyFrozen(defined.tools.listTools()) && hasNoSymbols(defined.tools.listTools()), 'deeply frozen plain JSON')
     for (const version of ['2025-11-25', '2026-07-28'] as const) {
       const tool = specValidator(version, 'Tool')
       t.ok(tool(search), `${version} Tool: ${JSON.stringify(tool.errors)}`)
@@ -118,7 +122,7 @@ for (const [library, written] of Object.entries(libraries)) {
     t.match(search?.inputSchema, { type: 'object', properties: { query: { type: 'string', minLength: 1 }, limit: { minimum: 1, maximum: 100 } } })
     t.ok(((search?.inputSchema as { required?: string[] }).required ?? []).includes('query'), 'query is required')
     t.notOk(((search?.inputSchema as { required?: string[] }).required ?? []).includes('state'), 'state is optional')
-    t.strictSame(defined.listPrompts().prompts[0]?.arguments, [{ name: 'topic', required: true }, { name: 'tone', required: false }])
+    t.strictSame(defined.prompts.listPrompts().prompts[0]?.arguments, [{ name: 'topic', required: true }, { name: 'tone', required: false }])
   })
 
   for (const era of ['legacy', 'modern'] as const) {
@@ -143,13 +147,39 @@ for (const [library, written] of Object.entries(libraries)) {
 
       const broken = await client.callTool('broken').catch((err: unknown) => err)
       t.match(broken, { code: -32603, message: 'Internal error' }, 'a result breaking the output schema is the server\'s fault')
-      t.match(logs.find((line) => line.msg === 'MCP tool result does not match its output schema'), { tool: 'broken', problems: [/^count: /] })
+      t.match(logs.find((line) => line.msg === 'MCP tool "broken" returned a result that does not match its output schema'), { tool: 'broken', problems: [/^count: /] })
 
       t.strictSame((await client.getPrompt('brief', { topic: 'tides' })).messages, [{ role: 'user', content: { type: 'text', text: 'Write about tides' } }])
       const badPrompt = await client.getPrompt('brief', {}).catch((err: unknown) => err)
       t.match(badPrompt, { code: -32602, message: /Invalid arguments for prompt "brief": topic: / })
     })
   }
+
+  t.test(`${library}: added and updated at runtime with the registration checks`, async (t) => {
+    const seen: unknown[] = []
+    const { app } = await serve(t, module([]))
+    const client = injectClient(app)
+    app.mcp.tools.add('late', {
+      input: schemas.input,
+      output: schemas.output,
+      handler: (args: unknown) => {
+        seen.push(args)
+        return { count: (args as { limit: number }).limit }
+      }
+    })
+    const listed = (await client.listTools()).tools.find((tool) => tool.name === 'late')
+    t.match(listed?.inputSchema, { type: 'object', properties: { query: { type: 'string', minLength: 1 } } })
+    t.strictSame((await client.callTool('late', { query: 'x' })).structuredContent, { count: 10 }, 'defaults filled in')
+    const bad = await client.callTool('late', { query: '', limit: 0 })
+    t.equal(bad.isError, true)
+    t.match(bad.content[0], { text: /^Invalid arguments for tool "late": query: .*limit: / })
+    t.equal(seen.length, 1, 'the handler ran for the valid call only')
+    app.mcp.tools.update('late', { input: schemas.prompt, handler: (args: unknown) => `about ${(args as { topic: string }).topic}` })
+    t.match((await client.callTool('late', { topic: 'tides' })).content[0], { text: 'about tides' })
+    t.match((await client.callTool('late', {})).content[0], { text: /^Invalid arguments for tool "late": topic: / })
+    t.throws(() => app.mcp.tools.add('odd', { input: { type: 'array' } as never, handler: () => '' }), { code: 'FST_MCP_INVALID_DEFINITION' })
+    t.notOk(app.mcp.tools.has('odd'), 'a refused definition is not added')
+  })
 
   t.test(`${library}: the official SDK client lists and calls the tool (and checks its structured output)`, async (t) => {
     const { app } = await serve(t, module([]))
@@ -211,4 +241,48 @@ t.test('problem lines read the same whichever library: a union of constants name
   })
   t.match(await tools.callTool({ name: 'modern', arguments: { state: 'stale' } }, ctx), { content: [{ text: 'Invalid arguments for tool "modern": state: expected one of "open", "closed"' }] })
   t.match(await tools.callTool({ name: 'ark', arguments: { query: '' } }, ctx), { content: [{ text: 'Invalid arguments for tool "ark": query: must be non-empty' }] })
+})
+
+t.test('equal schemas share one compiled validator (TypeBox 0.34, TypeBox 1.x, plain JSON Schema); Standard Schemas keep their own', async (t) => {
+  const handler = () => ''
+  const validators = (make: () => unknown) => {
+    const a = compileToolEntry('a', { input: make(), handler }, 'test').compiled.input
+    const b = compileToolEntry('b', { input: make(), handler }, 'test').compiled.input
+    return [a, b]
+  }
+  for (const [kind, make] of [
+    ['typebox 0.34', () => LegacyType.Object({ q: LegacyType.String({ maxLength: 7 }) })],
+    ['typebox 1.x', () => Type.Object({ q: Type.String({ maxLength: 7 }) })],
+    ['plain JSON Schema', () => ({ type: 'object', properties: { q: { type: 'string', maxLength: 7 } }, required: ['q'] })]
+  ] as const) {
+    const [a, b] = validators(make)
+    t.equal(a, b, `${kind}: one validator for two tools`)
+  }
+  // the same listed JSON from two kinds is compiled by each kind's own validator
+  const legacy = compileToolEntry('c', { input: LegacyType.Object({ n: LegacyType.Number({ maximum: 3 }) }), handler }, 'test').compiled.input
+  const plain = compileToolEntry('d', { input: { type: 'object', properties: { n: { type: 'number', maximum: 3 } }, required: ['n'] }, handler }, 'test').compiled.input
+  t.not(legacy, plain)
+  // input (defaults filled in) and output (checked as returned) never share
+  const asOutput = compileToolEntry('e', { output: LegacyType.Object({ q: LegacyType.String({ maxLength: 7 }) }), handler }, 'test').compiled.output
+  t.not(asOutput, validators(() => LegacyType.Object({ q: LegacyType.String({ maxLength: 7 }) }))[0])
+  // zod: the same JSON Schema, different refinements: each keeps its own check
+  const even = compileToolEntry('f', { input: z.object({ n: z.number().refine((n) => n % 2 === 0, 'must be even') }), handler }, 'test').compiled.input
+  const odd = compileToolEntry('g', { input: z.object({ n: z.number().refine((n) => n % 2 === 1, 'must be odd') }), handler }, 'test').compiled.input
+  t.not(even, odd)
+  t.match(even.validate({ n: 3 }), { problems: ['n: must be even'] })
+  t.strictSame(odd.validate({ n: 3 }), { n: 3 })
+})
+
+t.test('plain JSON Schema: a required property with a default is listed optional and filled in', async (t) => {
+  const seen: unknown[] = []
+  const tools = defineTools({
+    pick: {
+      input: { type: 'object', properties: { n: { type: 'integer', default: 3 }, q: { type: 'string' } }, required: ['n', 'q'] } as const,
+      handler: (args) => { seen.push(args); return 'ok' }
+    }
+  })
+  t.strictSame((tools.listTools().tools[0]?.inputSchema as { required?: unknown }).required, ['q'])
+  const ctx = { logger: { error () {} } } as never
+  t.match(await tools.callTool({ name: 'pick', arguments: { q: 'x' } }, ctx), { content: [{ text: 'ok' }] })
+  t.strictSame(seen, [{ q: 'x', n: 3 }])
 })

@@ -121,7 +121,7 @@ for (const era of ['modern', 'legacy'] as const) {
     t.match(unknown, { code: -32602, message: 'Unknown tool: nope', status: era === 'modern' ? 400 : 200 })
     const broken = await client.callTool('broken').catch((err: unknown) => err)
     t.match(broken, { code: -32603, message: 'Internal error', data: undefined })
-    const logged = logs.find((line) => line.msg === 'MCP tool result does not match its output schema')
+    const logged = logs.find((line) => line.msg === 'MCP tool "broken" returned a result that does not match its output schema')
     t.match(logged, { level: 50, tool: 'broken', problems: ['ok: expected boolean'] }, 'details in the server log')
   })
 }

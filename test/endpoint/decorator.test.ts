@@ -8,7 +8,7 @@ import { mcpClient } from '../helpers/mcp-inject.js'
 const MODULES: Array<[string, () => ServerModule]> = [
   ['every handler', () => fullModule()],
   ['tools only', () => toolsModule()],
-  ['no handlers', () => ({})],
+  ['completions only', () => ({ complete: () => ({ completion: { values: [] } }) })],
   ['declared capabilities', () => fullModule({ capabilities: { tools: {}, resources: { subscribe: false }, logging: false, experimental: { 'x.example/y': { on: true } } } })],
   ['capabilities as a function of the era', () => fullModule({ capabilities: ({ era }: { era: string }) => (era === 'legacy' ? { tools: {} } : { tools: {}, prompts: {} }) })]
 ]

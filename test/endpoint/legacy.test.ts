@@ -153,7 +153,7 @@ t.test('methods without a handler or capability: -32601', async (t) => {
   const app = await buildApp(t, { server: toolsModule() })
   const methods: Array<[string, Record<string, unknown>]> = [
     ['prompts/list', {}], ['resources/read', { uri: 'file:///x' }], ['resources/subscribe', { uri: 'file:///x' }],
-    ['logging/setLevel', { level: 'info' }], ['completion/complete', {}], ['server/discover', {}], ['tools/unknown', {}]
+    ['completion/complete', {}], ['server/discover', {}], ['tools/unknown', {}]
   ]
   for (const [method, params] of methods) {
     t.test(method, async (t) => {

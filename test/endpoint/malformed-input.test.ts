@@ -4,7 +4,7 @@
 import fc from 'fast-check'
 import t from 'tap'
 import { ErrorCode, type HandlerContext } from '../../lib/index.js'
-import { buildApp, callResult, captureLogs, toolsModule } from '../helpers/mcp-fixtures.js'
+import { buildApp, callResult, captureLogs, fullModule, toolsModule } from '../helpers/mcp-fixtures.js'
 import { assertError, type HeaderPatch, mcpClient, modernHeaders, modernMeta } from '../helpers/mcp-inject.js'
 
 const LEGACY_HEADERS = { 'content-type': 'application/json', 'mcp-protocol-version': '2025-11-25' }
@@ -179,7 +179,26 @@ t.test('JSON-RPC responses and notifications POSTed by a client are acknowledged
   }
 })
 
-t.test('a handler throwing a plain Error: -32603 with a generic message, the error logged', async (t) => {
+t.test('a prompt handler throwing a plain Error: -32603 with a generic message, the error logged', async (t) => {
+  const secret = 'db password is hunter2 at /srv/secret/config.js'
+  const { logger, records } = captureLogs()
+  const server = fullModule({ getPrompt: () => { throw new TypeError(secret) } })
+  const app = await buildApp(t, { server }, { logger })
+  for (const [era, send] of [
+    ['modern', (mcp: ReturnType<typeof mcpClient>) => mcp.modern('prompts/get', { name: 'p' }, { id: 1 })],
+    ['legacy', (mcp: ReturnType<typeof mcpClient>) => mcp.legacy('prompts/get', { name: 'p' }, { id: 1 })]
+  ] as const) {
+    const before = records.length
+    const reply = await send(mcpClient(t, app))
+    assertError(t, reply, { status: 200, code: ErrorCode.InternalError, id: 1, message: /^Internal error$/ })
+    t.notMatch(reply.body, /hunter2|secret|TypeError|at \//, `${era}: no internals in the response`)
+    const logged = records.slice(before).filter((r) => r.level >= 50)
+    t.match(logged, [{ method: 'prompts/get', handler: 'getPrompt', msg: 'MCP handler getPrompt (prompt "p") failed' }], `${era}: logged, naming the prompt`)
+    t.match(JSON.stringify(logged[0]), /hunter2/, 'the log has the details')
+  }
+})
+
+t.test('a tool handler throwing under toolErrors: "mask": a tool error with a generic text, the error logged', async (t) => {
   const secret = 'db password is hunter2 at /srv/secret/config.js'
   const { logger, records } = captureLogs()
   const server = toolsModule({
@@ -189,7 +208,7 @@ t.test('a handler throwing a plain Error: -32603 with a generic message, the err
       throw new TypeError(secret)
     }
   })
-  const app = await buildApp(t, { server }, { logger })
+  const app = await buildApp(t, { server, toolErrors: 'mask' }, { logger })
   const cases: Array<[string, (mcp: ReturnType<typeof mcpClient>) => ReturnType<ReturnType<typeof mcpClient>['modern']>]> = [
     ['modern, sync throw', (mcp) => mcp.modern('tools/call', { name: 'sync' }, { id: 1 })],
     ['modern, rejected promise', (mcp) => mcp.modern('tools/call', { name: 'async' }, { id: 1 })],
@@ -201,12 +220,13 @@ t.test('a handler throwing a plain Error: -32603 with a generic message, the err
     t.test(name, async (t) => {
       const before = records.length
       const reply = await send(mcpClient(t, app))
-      assertError(t, reply, { status: 200, code: ErrorCode.InternalError, id: 1, message: /^Internal error$/ })
+      t.equal(reply.status, 200)
+      t.match(reply.json, { id: 1, result: { isError: true, content: [{ type: 'text', text: /^Tool ".*" failed with an internal error$/ }] } })
       t.notMatch(reply.body, /hunter2|secret|TypeError|at \//, 'no internals in the response')
       const logged = records.slice(before).filter((r) => r.level >= 50)
       t.equal(logged.length, 1, 'one error logged')
       t.match(JSON.stringify(logged[0]), /hunter2/, 'the log has the details')
-      t.match(logged[0], { method: 'tools/call', handler: 'callTool' })
+      t.match(logged[0], { tool: /^(sync|async|string)$/ })
     })
   }
 })

@@ -26,8 +26,12 @@ for (const era of ['modern', 'legacy'] as const) {
     t.strictSame((await client.getPrompt('p')).messages, [])
     await t.rejects(client.callTool('bad'), { code: -32603, message: 'Internal error', data: undefined })
     await t.rejects(client.listPrompts(), { code: -32603, message: 'Internal error' })
-    const logged = logs.filter((line) => line.msg === 'MCP handler result does not match the wire schema of its method')
+    const logged = logs.filter((line) => typeof line.msg === 'string' && line.msg.includes('returned a result that does not match the wire schema of'))
     t.equal(logged.length, 2)
+    t.strictSame(logged.map((line) => line.msg), [
+      'MCP handler callTool (tool "bad") returned a result that does not match the wire schema of tools/call',
+      'MCP handler listPrompts returned a result that does not match the wire schema of prompts/list'
+    ], 'each line names the tool it is about')
     t.match(logged[0], { level: 50, method: 'tools/call', handler: 'callTool', era, problems: ['/content/0: Expected union value', '/content/1: Expected union value'] })
     t.match(logged[1], { method: 'prompts/list', problems: ['/prompts/0/arguments/0/name: Expected required property'] })
   })

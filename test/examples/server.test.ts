@@ -5,7 +5,7 @@
  * every result is checked against its wire schema), and a note added by one client
  * reaches another client's listen stream.
  */
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { Client, LOG_LEVEL_META_KEY, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import t from 'tap'
 import { startExample } from '../helpers/server-process.js'
 import { REPO_ROOT } from '../helpers/paths.js'
@@ -62,6 +62,18 @@ for (const era of ['dual', 'legacy', 'modern']) {
 
     const completion = await client.complete({ ref: { type: 'ref/prompt', name: 'summarise_note' }, argument: { name: 'id', value: '' } })
     t.same(completion.completion.values, ['1', '2'])
+
+    // Logs reach the client that asked for them, in either era, with no logging code in the example.
+    t.same(caps?.logging, {}, 'logging advertised')
+    const logged: unknown[] = []
+    client.setNotificationHandler('notifications/message', (n) => { logged.push(n.params) })
+    if (client.getProtocolEra() === 'legacy') {
+      await client.setLoggingLevel('info')
+      await client.callTool({ name: 'add_note', arguments: { title: 'Logged', body: 'x' } })
+    } else {
+      await client.callTool({ name: 'add_note', arguments: { title: 'Logged', body: 'x' }, _meta: { [LOG_LEVEL_META_KEY]: 'info' } })
+    }
+    t.match(logged, [{ level: 'info', logger: 'notes', data: { added: /^\d+$/ } }], `add_note's ctx.log reached the ${client.getProtocolEra() ?? ''} client`)
   })
 }
 

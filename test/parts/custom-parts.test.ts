@@ -3,7 +3,9 @@
  * event bus given alone carries notify*() to the listen streams, even when it
  * delivers asynchronously; the endpoint awaits `ready()` at registration
  * (a failure is FST_MCP_SCALE_UNAVAILABLE, and the parts are closed) and
- * closes the parts with the app; the default bus keeps notify's count.
+ * closes the parts with the app. The count notify*() returns follows the
+ * bus's delivery rule (lib/parts/event-bus.ts): the streams reached inside
+ * `publish`, exact with the default bus, 0 with a bus that delivers later.
  */
 import http from 'node:http'
 import t from 'tap'

@@ -69,8 +69,10 @@ t.test('isMcpEvent accepts the three event types and nothing else', async (t) =>
   t.ok(isMcpEvent({ type: 'listChanged', list: 'prompts' }))
   t.ok(isMcpEvent({ type: 'resourceUpdated', uri: 'a://b' }))
   t.ok(isMcpEvent({ type: 'taskStatus', owner: 'o', task: { taskId: 't', status: 'working' } }))
-  t.ok(isMcpEvent({ type: 'logLevel', level: 'debug' }))
-  t.notOk(isMcpEvent({ type: 'logLevel', level: 'loud' }))
+  t.ok(isMcpEvent({ type: 'logLevel', caller: 'anonymous', level: 'debug' }))
+  t.notOk(isMcpEvent({ type: 'logLevel', caller: 'anonymous', level: 'loud' }))
+  t.notOk(isMcpEvent({ type: 'logLevel', level: 'debug' }), 'a level for nobody in particular')
+  t.notOk(isMcpEvent({ type: 'logLevel', caller: 7, level: 'debug' }))
   for (const bad of [null, [], 'x', {}, { type: 'listChanged', list: 'other' }, { type: 'resourceUpdated', uri: 1 },
     { type: 'taskStatus', owner: 'o', task: { status: 'working' } }, { type: 'taskStatus', task: { taskId: 't', status: 'x' } },
     { type: 'taskStatus', owner: 'o', task: [] }, { type: '__proto__' }]) {

@@ -28,10 +28,10 @@ t.test('the memory router hands answers to its own instance', async (t) => {
   const id = router.requestId()
   t.match(id, /^[0-9a-f-]{36}$/)
   t.not(router.requestId(), id)
-  await router.route({ jsonrpc: '2.0', id, result: {} }, 'caller-1')
+  await router.forward({ jsonrpc: '2.0', id, result: {} }, 'caller-1')
   t.same(got, [{ jsonrpc: '2.0', id, result: {} }])
   await router.close()
-  await router.route({ jsonrpc: '2.0', id, result: {} }, 'caller-1')
+  await router.forward({ jsonrpc: '2.0', id, result: {} }, 'caller-1')
   t.equal(got.length, 1)
 })
 
@@ -45,8 +45,8 @@ t.test('an answer reaches the instance that asked, from any other', async (t) =>
 
   const id = routers[0]!.requestId()
   t.match(id, /^[A-Za-z0-9_-]{16}\.[0-9a-f-]{36}$/)
-  await routers[1]!.route({ jsonrpc: '2.0', id, result: { action: 'accept' } }, 'caller-1')
-  await routers[2]!.route({ jsonrpc: '2.0', id, error: { code: -1, message: 'no' } }, 'caller-2')
+  await routers[1]!.forward({ jsonrpc: '2.0', id, result: { action: 'accept' } }, 'caller-1')
+  await routers[2]!.forward({ jsonrpc: '2.0', id, error: { code: -1, message: 'no' } }, 'caller-2')
   await until(() => got[0]!.length === 2, 'both answers at the asking instance')
   t.same(got[0], [{ jsonrpc: '2.0', id, result: { action: 'accept' } }, { jsonrpc: '2.0', id, error: { code: -1, message: 'no' } }])
   t.same([got[1], got[2]], [[], []], 'no other instance hears them')
@@ -54,7 +54,7 @@ t.test('an answer reaches the instance that asked, from any other', async (t) =>
 
   // Its own id: handed over directly.
   const own = routers[2]!.requestId()
-  await routers[2]!.route({ jsonrpc: '2.0', id: own, result: {} }, 'caller-1')
+  await routers[2]!.forward({ jsonrpc: '2.0', id: own, result: {} }, 'caller-1')
   t.same(got[2], [{ jsonrpc: '2.0', id: own, result: {} }])
 })
 
@@ -68,7 +68,7 @@ t.test('hostile ids reach nobody and cost no Redis round trip', async (t) => {
   await connection.close()
   // The connection is closed: any publish would reject, so resolving proves nothing was sent.
   for (const id of [7, null, '', 'no-dot', '.x', 'short.x', 'toolongtoolongtoolong.x', 'bad*chars*here!!.x', '../../../../etc.x']) {
-    await router.route({ jsonrpc: '2.0', id, result: {} } as JsonObject, 'caller-1')
+    await router.forward({ jsonrpc: '2.0', id, result: {} } as JsonObject, 'caller-1')
   }
   t.same(got, [])
 })
@@ -85,6 +85,6 @@ t.test('Redis away: routing an answer to another instance rejects quickly', asyn
   await own.stop()
   await new Promise((resolve) => setTimeout(resolve, 100))
   const started = Date.now()
-  await t.rejects(b.route({ jsonrpc: '2.0', id: a.requestId(), result: {} }, 'caller-1'), RedisUnavailableError)
+  await t.rejects(b.forward({ jsonrpc: '2.0', id: a.requestId(), result: {} }, 'caller-1'), RedisUnavailableError)
   t.ok(Date.now() - started < 600, 'rejected quickly')
 })

@@ -99,7 +99,7 @@ t.test('a legacy answer reaches the instance that asked, whatever slot its chann
   const ids = routers.map((router) => router.requestId())
   // Every router answers every other router's request.
   for (const [from, router] of routers.entries()) {
-    for (const [to, id] of ids.entries()) if (to !== from) await router.route({ jsonrpc: '2.0', id, result: { from } }, `caller-${from}`)
+    for (const [to, id] of ids.entries()) if (to !== from) await router.forward({ jsonrpc: '2.0', id, result: { from } }, `caller-${from}`)
   }
   await until(() => got.every((g) => g.length === routers.length - 1), 'every answer')
   for (const [i, g] of got.entries()) {

@@ -36,7 +36,7 @@ t.test('the redis entry exports the parts and redisScale', async (t) => {
   }
   const scale = entry.redisScale({ url: 'redis://127.0.0.1:1', prefix: 'x:' })
   t.type(scale.eventBus.publish, 'function')
-  t.type(scale.answerRouter.route, 'function')
+  t.type(scale.answerRouter.forward, 'function')
   await scale.eventBus.close()
   await scale.answerRouter.close()
   t.throws(() => entry.redisScale({} as never), TypeError)

@@ -104,7 +104,7 @@ t.test('task status events reach only the owner\'s streams that listen to the ta
   const ownerOnA = await listenWithTasks(a!.port, 'owner-a', ['task-1'], 'Bearer alice')
 
   // The owner as the tasks service names it: the caller (a digest of the Authorization header).
-  const { callerOf } = await import('../../lib/auth/caller.js')
+  const { callerOf } = await import('../../lib/handler/request-scope.js')
   const aliceOwner = callerOf({ headers: { authorization: 'Bearer alice' } } as never)
   const task = { taskId: 'task-1', status: 'completed', createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:01Z', ttlMs: 1000, result: { content: [] } }
   // The tasks service publishes these; here a bus of the same prefix plays that part (a third instance, say).
@@ -163,6 +163,12 @@ t.test('a legacy log level set on one instance applies on the others', async (t)
   }
   t.ok(logged, 'the call on the other instance streams its log message')
   t.match(await logged!.nextMessage(), { method: 'notifications/message', params: { level: 'info', data: 'logged', logger: 'test' } })
+  // The level is the (anonymous) caller's: another credential on either instance gets no log message.
+  for (const instance of [a!, b!]) {
+    const other = await post(instance.port, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'log', arguments: {} } }, { ...LEGACY, authorization: 'Bearer someone-else' }, agent)
+    t.match(other.res.headers['content-type'], /^application\/json/, 'another caller: a plain answer, no log stream')
+    await readBody(other.res)
+  }
 })
 
 t.test('registration: a shared part needs requestStateSecret; memory parts do not; bad parts are refused', async (t) => {

@@ -146,22 +146,33 @@ t.test('cancel: ack only, the work\'s signal aborts, the status is cancelled and
   t.notOk('result' in task)
 })
 
-t.test('failures: McpError -> failed with that error; other throws -> -32603 without internals; isError -> completed', async (t) => {
+t.test('failures: McpError -> failed with that error; a throw -> completed with isError and its message; a non-object -> -32603; isError -> completed', async (t) => {
   const app = await tasksApp(t)
   const client = tasksClient(t, app)
   const proto = await client.poll((await client.call('proto')).json.result.taskId)
   t.equal(proto.status, 'failed')
   t.strictSame(proto.error, { code: ErrorCode.InvalidParams, message: 'bad input', data: { field: 'x' } })
   t.notOk('result' in proto)
-  for (const name of ['boom', 'notObject']) {
-    const task = await client.poll((await client.call(name)).json.result.taskId)
-    t.equal(task.status, 'failed', `${name}: failed`)
-    t.strictSame(task.error, { code: ErrorCode.InternalError, message: 'Internal error' }, `${name}: a generic internal error`)
-    t.notMatch(JSON.stringify(task), /secret/, `${name}: nothing internal leaks`)
-  }
+  const boom = await client.poll((await client.call('boom')).json.result.taskId)
+  t.equal(boom.status, 'completed', 'a throw is what the call would have answered without a task: a tool execution error')
+  t.strictSame(boom.result.content, [{ type: 'text', text: 'secret internal detail' }])
+  t.equal(boom.result.isError, true)
+  const notObject = await client.poll((await client.call('notObject')).json.result.taskId)
+  t.equal(notObject.status, 'failed', 'notObject: failed')
+  t.strictSame(notObject.error, { code: ErrorCode.InternalError, message: 'Internal error' }, 'notObject: a generic internal error')
   const toolError = await client.poll((await client.call('toolError')).json.result.taskId)
   t.equal(toolError.status, 'completed', 'a tool error is a completed task')
   t.equal(toolError.result.isError, true)
+})
+
+t.test('toolErrors: "mask": a throw in a task is a tool execution error without its message', async (t) => {
+  const app = await tasksApp(t, { toolErrors: 'mask' })
+  const client = tasksClient(t, app)
+  const boom = await client.poll((await client.call('boom')).json.result.taskId)
+  t.equal(boom.status, 'completed')
+  t.equal(boom.result.isError, true)
+  t.strictSame(boom.result.content, [{ type: 'text', text: 'Tool "boom" failed with an internal error' }])
+  t.notMatch(JSON.stringify(boom), /secret/, 'nothing internal leaks')
 })
 
 t.test('input inside a task: input_required with inputRequests, tasks/update answers, bad answers rejected, unknown keys ignored', async (t) => {

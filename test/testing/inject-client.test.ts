@@ -21,7 +21,8 @@ const tools = defineTools({
   slow: {
     handler: (_args, ctx) => {
       ctx.progress(1, 2, 'half way')
-      ctx.log('info', { step: 1 })
+      ctx.log('debug', 'details')
+      ctx.log('info', 'working')
       return { content: [{ type: 'text', text: 'done' }] }
     }
   }
@@ -56,10 +57,18 @@ for (const era of ['modern', 'legacy'] as const) {
     t.ok(found.capabilities.tools)
     if (era === 'modern') t.strictSame(found.supportedVersions, ['2026-07-28'])
     else t.equal(found.protocolVersion, '2025-11-25')
-    if (era === 'legacy') await client.request('logging/setLevel', { level: 'info' }).catch(() => {})
-    const meta = era === 'modern' ? { progressToken: 7, 'io.modelcontextprotocol/logLevel': 'info' } : { progressToken: 7 }
-    t.match(await client.callTool('slow', {}, meta), { content: [{ text: 'done' }] })
-    t.ok(seen.includes('notifications/progress'), `progress arrived (${seen.join(', ')})`)
+    const mine: Array<{ method: string, params?: Record<string, unknown> }> = []
+    t.match(await client.callTool('slow', {}, { progressToken: 7, logLevel: 'info', onNotification: (n) => mine.push(n) }), { content: [{ text: 'done' }] })
+    t.ok(seen.includes('notifications/progress'), `progress arrived at the client-wide listener (${seen.join(', ')})`)
+    t.match(mine, [
+      { method: 'notifications/progress', params: { progressToken: 7, progress: 1 } },
+      { method: 'notifications/message', params: { level: 'info', data: 'working' } }
+    ], 'the per-call listener hears the call\'s progress and its log message at the level asked for')
+    t.notOk(mine.some((n) => n.params?.level === 'debug'), 'nothing below the level')
+    const quiet: string[] = []
+    await client.callTool('slow', {}, { onNotification: (n) => quiet.push(n.method) })
+    t.strictSame(quiet, era === 'modern' ? [] : ['notifications/message'],
+      'modern: no level, no log messages; legacy: the level set before stays the caller\'s')
     const error = await client.request('nope/nope').catch((err: unknown) => err)
     t.ok(error instanceof McpResponseError)
     t.match(error, { code: -32601, status: era === 'modern' ? 404 : 200 })

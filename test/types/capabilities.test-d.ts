@@ -22,11 +22,11 @@ expectTypeOf(modern.logging).toEqualTypeOf<Readonly<Record<string, unknown>>>()
 // @ts-expect-error a tools-only module advertises no prompts
 modern.prompts // eslint-disable-line @typescript-eslint/no-unused-expressions
 
-// legacy (the default era): listChanged false, no logging without setLogLevel
+// legacy (the default era): listChanged false, logging always (the endpoint answers logging/setLevel)
 const legacy = buildCapabilities(toolsOnly)
 expectTypeOf(legacy.tools.listChanged).toEqualTypeOf<false>()
 expectTypeOf(buildCapabilities(toolsOnly, { era: 'legacy' })).toEqualTypeOf(legacy)
-expectTypeOf(legacy).not.toHaveProperty('logging')
+expectTypeOf(legacy.logging).toEqualTypeOf<Readonly<Record<string, unknown>>>()
 expectTypeOf(legacy).not.toHaveProperty('extensions')
 // @ts-expect-error no prompts in legacy either
 legacy.prompts // eslint-disable-line @typescript-eslint/no-unused-expressions

@@ -5,9 +5,10 @@
  */
 import { Type } from '@sinclair/typebox'
 import { expectTypeOf } from 'expect-type'
-import { definePrompts } from '../../lib/definitions/prompts.js'
-import { defineResources } from '../../lib/definitions/resources.js'
-import { defineTools, toolError } from '../../lib/definitions/tools.js'
+import type { LiveTools } from '../../lib/definitions/live.js'
+import { definePrompt, definePrompts } from '../../lib/definitions/prompts.js'
+import { defineResource, defineResources } from '../../lib/definitions/resources.js'
+import { defineTool, defineTools, toolError } from '../../lib/definitions/tools.js'
 import type { CallToolResult } from '../../lib/protocol/schemas.js'
 import type { ServerModule, TaskCreatedResult } from '../../lib/server-module/contract.js'
 import { runAsTask } from '../../lib/tasks/service.js'
@@ -109,3 +110,50 @@ const tasked = {
   callTool: async (_params, ctx) => await runAsTask(ctx, async () => ({ content: [{ type: 'text' as const, text: 'done' }] }))
 } satisfies ServerModule
 expectTypeOf(tasked.callTool).returns.resolves.toEqualTypeOf<CallToolResult | TaskCreatedResult>()
+
+// One definition per file: typed from its own schemas, collected by name, spread beside others.
+const single = defineTool({
+  input: Type.Object({ a: Type.Number(), b: Type.Number() }),
+  output: Type.Object({ sum: Type.Number() }),
+  handler: (args) => {
+    expectTypeOf(args).toEqualTypeOf<{ a: number, b: number }>()
+    return { sum: args.a + args.b }
+  }
+})
+// @ts-expect-error the output shape is { sum: number }
+defineTool({ output: Type.Object({ sum: Type.Number() }), handler: () => ({ sum: 'x' }) })
+// @ts-expect-error c is not an argument
+defineTool({ input: Type.Object({ a: Type.Number() }), handler: (args) => ({ content: [{ type: 'text', text: String(args.c) }] }) })
+const bare = defineTool({ handler: (args) => {
+  expectTypeOf(args).toEqualTypeOf<Record<string, never>>()
+  return { content: [] }
+} })
+const greeting = definePrompt({
+  arguments: Type.Object({ who: Type.String() }),
+  handler: ({ who }) => {
+    expectTypeOf(who).toEqualTypeOf<string>()
+    return `Hello ${who}`
+  }
+})
+const noteFile = defineResource({
+  uriTemplate: 'notes://{folder}/{id}',
+  read: (variables) => {
+    expectTypeOf(variables).toEqualTypeOf<{ folder: string, id: string }>()
+    return variables.id
+  }
+})
+const readmeFile = defineResource({ uri: 'docs://readme', read: (uri) => { expectTypeOf(uri).toEqualTypeOf<string>(); return '# Hi' } })
+const composed = {
+  ...defineTools({ single, bare }),
+  ...defineTools({ other: { handler: () => ({ content: [] }) } }),
+  ...definePrompts({ greeting }),
+  ...defineResources({ noteFile, readmeFile })
+}
+expectTypeOf(composed).toBeObject()
+
+// Runtime changes are typed like registration.
+declare const live: LiveTools
+live.add('late', { input: Type.Object({ q: Type.String() }), handler: ({ q }) => ({ content: [{ type: 'text', text: q }] }) })
+// @ts-expect-error q is a string
+live.add('late', { input: Type.Object({ q: Type.String() }), handler: ({ q }) => ({ content: [{ type: 'text', text: q * 2 }] }) })
+expectTypeOf(live.remove('late')).toEqualTypeOf<Promise<void>>()

@@ -1,0 +1,96 @@
+/**
+ * Turns the `server` option into the module the endpoint serves: every
+ * definition group found on it (groups.ts) goes into one catalogue per kind,
+ * in the order of the module's keys (a name, URI or template defined twice
+ * fails with both places named), and the catalogue's handlers take the
+ * handler names. Hand-written handlers on the module are kept and combine:
+ *
+ * - a raw `callTool` / `getPrompt` / `readResource` serves what no definition
+ *   names (a disabled definition is still the definition's: unknown);
+ * - a raw list handler's items follow the defined ones (on the last page when
+ *   paging), minus those a definition names;
+ * - a raw `complete` answers references no definition has.
+ *
+ * A module without groups is served as it is.
+ */
+import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
+import type { CompleteParams } from '../protocol/schemas.js'
+import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { Catalog } from './catalog.js'
+import { createComplete } from './completion.js'
+import { type DefinitionGroup, groupsOf, isGroupHandler } from './groups.js'
+import { type PromptEntry, promptHandlers } from './prompts.js'
+import { type ResourceEntry, resourceHandlers } from './resources.js'
+import { type ToolEntry, toolHandlers } from './tools.js'
+
+export interface Composition {
+  /** The module to serve (the given one when it holds no groups). */
+  readonly module: AnyServerModule
+  /** One catalogue per kind a group (even an empty one) was given for. */
+  readonly tools: Catalog<ToolEntry> | undefined
+  readonly prompts: Catalog<PromptEntry> | undefined
+  readonly resources: Catalog<ResourceEntry> | undefined
+  /** Whether `completion/complete` is served (so completers can be added at runtime). */
+  readonly completes: boolean
+}
+
+type AnyHandler = (params: any, ctx: HandlerContext) => unknown
+
+/** A hand-written handler of `server`, bound to it (its scope requirement kept); undefined for none or a group's own. */
+function rawHandler (server: object, name: string): AnyHandler | undefined {
+  const value = (server as Record<string, unknown>)[name]
+  if (typeof value !== 'function' || isGroupHandler(value)) return undefined
+  const bound = (value as AnyHandler).bind(server)
+  const scopes = (value as { [REQUIRED_SCOPES]?: unknown })[REQUIRED_SCOPES]
+  if (scopes !== undefined) Object.defineProperty(bound, REQUIRED_SCOPES, { value: scopes })
+  return bound
+}
+
+function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: DefinitionGroup[], kind: DefinitionGroup['kind'], noun: string): Catalog<E> | undefined {
+  const own = groups.filter((g) => g.kind === kind)
+  if (own.length === 0) return undefined
+  const catalog = new Catalog<E>(noun)
+  for (const group of own) {
+    for (const entry of group.entries) catalog.add(entry as E)
+  }
+  return catalog
+}
+
+export function composeServer (server: AnyServerModule, pageSize: number | undefined): Composition {
+  const groups = groupsOf(server)
+  if (groups.length === 0) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
+  const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool')
+  const prompts = catalogOf<PromptEntry>(groups, 'prompts', 'prompt')
+  const resources = catalogOf<ResourceEntry>(groups, 'resources', 'resource')
+
+  // The module's own handlers first (bound), then the catalogues' over the names they serve.
+  const module: Record<string, unknown> = {}
+  for (const name of ['listTools', 'callTool', 'listPrompts', 'getPrompt', 'listResources', 'listResourceTemplates', 'readResource',
+    'complete', 'subscribeResource', 'unsubscribeResource', 'setLogLevel']) {
+    const raw = rawHandler(server, name)
+    if (raw !== undefined) module[name] = raw
+  }
+  const declared = (server as { capabilities?: unknown }).capabilities
+  if (declared !== undefined) module.capabilities = typeof declared === 'function' ? declared.bind(server) : declared
+  const raw = { ...module } as Record<string, AnyHandler>
+  if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize))
+  if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize))
+  if (resources !== undefined) Object.assign(module, resourceHandlers(resources, raw, pageSize))
+
+  const anyCompleters = (prompts?.names().some((n) => prompts.entry(n)?.completers !== undefined) ?? false) ||
+    (resources?.names().some((n) => resources.entry(n)?.completers !== undefined) ?? false)
+  const rawComplete = raw.complete
+  if (anyCompleters || rawComplete !== undefined) {
+    const definedComplete = createComplete(module)
+    module.complete = rawComplete === undefined
+      ? definedComplete
+      : function complete (params: CompleteParams, ctx: HandlerContext) {
+        // A reference a definition has is completed from it; anything else by the hand-written handler.
+        const ref = params.ref as JsonObject | undefined
+        const defined = (ref?.type === 'ref/prompt' && typeof ref.name === 'string' && prompts?.has(ref.name) === true) ||
+          (ref?.type === 'ref/resource' && typeof ref.uri === 'string' && resources?.hasKey(ref.uri) === true)
+        return defined ? definedComplete.call(module, params, ctx) : rawComplete(params, ctx)
+      }
+  }
+  return { module: module as AnyServerModule, tools, prompts, resources, completes: module.complete !== undefined }
+}

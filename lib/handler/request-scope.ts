@@ -1,0 +1,76 @@
+/**
+ * What the endpoint learns about one request and later steps read: who the
+ * verified caller is (set by the authorization hook), the caller identity
+ * that owns caller-bound state, and, for a modern `tools/call` while the
+ * tasks extension is served, the tasks service and the params `runAsTask`
+ * reads. One object per request, in the `mcpScope` slot that the plugin
+ * declares with `decorateRequest` (null until a step needs it, as
+ * @fastify/rate-limit and @fastify/cookie declare theirs); a handler reaches
+ * it through its context (`ctx.request`). Nothing about a request is kept
+ * anywhere else, so it goes when the request goes.
+ */
+import { createHash } from 'node:crypto'
+import type { FastifyRequest } from 'fastify'
+import type { VerifiedCaller } from '../auth/verified-token.js'
+import type { AuthInfo } from '../server-module/auth-info.js'
+import type { HandlerContext, JsonObject } from '../server-module/contract.js'
+
+/** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
+export interface TaskHost {
+  /** Bytes of its request a task may keep. */
+  readonly maxInputBytes: number
+  /** Stores a task and starts `work` in it; undefined when the store had no room and the task is not required. */
+  createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean): Promise<JsonObject | undefined>
+}
+
+export class RequestScope {
+  /** The verified token's caller, with authorization (set once, by its `onRequest` hook). */
+  verified: VerifiedCaller | undefined = undefined
+  /** Set while serving a modern `tools/call` with the tasks extension on: where `runAsTask` creates the task. */
+  tasks: TaskHost | undefined = undefined
+  /** The JSON-RPC params of that call, as parsed once. */
+  params: JsonObject | undefined = undefined
+  /** `callerOf`, computed once. */
+  caller: string | undefined = undefined
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** fastify-mcp-capabilities' per-request scope on the MCP endpoint's routes (null until used). */
+    mcpScope: RequestScope | null
+  }
+}
+
+/** The request's scope, made on first use. */
+export function scopeOf (request: FastifyRequest): RequestScope {
+  return request.mcpScope ?? (request.mcpScope = new RequestScope())
+}
+
+/**
+ * Who is calling: the one identity that owns caller-bound state (tasks,
+ * `requestState`, private cache entries, legacy answers). The authenticated
+ * principal when authorization verified one; otherwise a digest of the
+ * `Authorization` header, so that state never crosses credentials; otherwise
+ * `'anonymous'`.
+ */
+export function callerOf (request: FastifyRequest): string {
+  const scope = scopeOf(request)
+  return scope.caller ?? (scope.caller = identify(request, scope.verified))
+}
+
+function identify (request: FastifyRequest, verified: VerifiedCaller | undefined): string {
+  if (verified?.principal !== undefined) return verified.principal
+  const value = request.headers.authorization
+  if (typeof value !== 'string' || value.length === 0) return 'anonymous'
+  return 'sha256:' + createHash('sha256').update(value).digest('base64url')
+}
+
+/** The verified caller of an authorized request; undefined without authorization. */
+export function verifiedCallerOf (request: FastifyRequest): VerifiedCaller | undefined {
+  return request.mcpScope?.verified
+}
+
+/** The verified token of an authorized request (in handlers: `ctx.auth`), undefined without authorization. */
+export function authInfoOf (request: FastifyRequest): AuthInfo | undefined {
+  return request.mcpScope?.verified?.info
+}

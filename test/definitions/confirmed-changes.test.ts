@@ -1,0 +1,77 @@
+/**
+ * ConfirmedChanges: a change waits for a confirmation from every other
+ * instance the bus reached, rejects naming how many confirmed when some stay
+ * silent, resolves at once on a bus that does not say how many it reached,
+ * and never waits for itself.
+ */
+import t from 'tap'
+import { ConfirmedChanges } from '../../lib/definitions/confirmed-changes.js'
+import { type McpEvent, MemoryEventBus } from '../../lib/parts/event-bus.js'
+
+// The confirmation timer is unref'd (a server keeps the process alive); here a ref'd interval does.
+const alive = setInterval(() => {}, 1000)
+t.teardown(() => clearInterval(alive))
+
+/** A bus that reports `reached` subscriptions and records what was published. */
+function countingBus (reached: number) {
+  const published: McpEvent[] = []
+  return {
+    published,
+    publish: async (event: McpEvent) => { published.push(event); return reached },
+    subscribe: () => () => {},
+    close: async () => {}
+  }
+}
+
+t.test('resolves once every other instance confirmed', async (t) => {
+  const bus = countingBus(3)
+  const changes = new ConfirmedChanges(bus, 2000)
+  let done = false
+  const shared = changes.share('tools', 'add', 'disable').then(() => { done = true })
+  await new Promise((resolve) => setImmediate(resolve))
+  const sent = bus.published[0] as Extract<McpEvent, { type: 'definitionChanged' }>
+  t.match(sent, { type: 'definitionChanged', list: 'tools', name: 'add', change: 'disable' })
+  t.ok(changes.isOwn(sent.id as string), 'its own change: not confirmed by itself')
+  changes.confirmed({ type: 'definitionApplied', id: sent.id as string })
+  await new Promise((resolve) => setImmediate(resolve))
+  t.equal(done, false, 'one of two is not enough')
+  changes.confirmed({ type: 'definitionApplied', id: 'someone-else' })
+  changes.confirmed({ type: 'definitionApplied', id: sent.id as string })
+  await shared
+  t.equal(done, true)
+  t.equal(changes.isOwn(sent.id as string), false)
+})
+
+t.test('an instance that stays silent makes the change reject, saying how many confirmed', async (t) => {
+  const changes = new ConfirmedChanges(countingBus(3), 50)
+  await t.rejects(changes.share('prompts', 'p', 'remove'), { message: /0 of the 2 other instances confirmed it within 50 ms/ })
+})
+
+t.test('a bus that does not count resolves once it took the change; a failing bus rejects', async (t) => {
+  await new ConfirmedChanges(new MemoryEventBus(), 50).share('tools', 'x', 'enable')
+  const failing = { publish: async () => { throw new Error('down') }, subscribe: () => () => {}, close: async () => {} }
+  await t.rejects(new ConfirmedChanges(failing, 50).share('tools', 'x', 'enable'), { message: 'down' })
+  const alone = countingBus(1)
+  await new ConfirmedChanges(alone, 50).share('tools', 'x', 'enable')
+  t.equal(alone.published.length, 1, 'reached only itself: nothing to wait for')
+})
+
+t.test('close rejects what still waits', async (t) => {
+  const changes = new ConfirmedChanges(countingBus(2), 5000)
+  const pending = changes.share('tools', 'x', 'remove')
+  await new Promise((resolve) => setImmediate(resolve))
+  changes.close()
+  await t.rejects(pending, { message: /closed/ })
+})
+
+t.test('definition events from a shared medium are checked before use', async (t) => {
+  const { isMcpEvent } = await import('../../lib/parts/event-bus.js')
+  t.ok(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'add', change: 'disable', id: 'a1' }))
+  t.ok(isMcpEvent({ type: 'definitionApplied', id: 'a1' }))
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'users', name: 'add', change: 'disable' }), 'unknown list')
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'add', change: 'drop' }), 'unknown change')
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'x'.repeat(5000), change: 'remove' }), 'a name longer than any definition has')
+  t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 7, change: 'remove' }))
+  t.notOk(isMcpEvent({ type: 'definitionApplied', id: '' }))
+  t.notOk(isMcpEvent({ type: 'definitionApplied', id: 'y'.repeat(65) }))
+})
