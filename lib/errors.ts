@@ -84,3 +84,14 @@ export const FST_MCP_NOT_ADVERTISED = coded<'FST_MCP_NOT_ADVERTISED', [string, s
   'FST_MCP_NOT_ADVERTISED',
   'Cannot add %s at runtime: %s'
 )
+
+export const FST_MCP_INVALID_ROUTE_TOOL = coded<'FST_MCP_INVALID_ROUTE_TOOL', [string, string]>(
+  'FST_MCP_INVALID_ROUTE_TOOL',
+  'Route %s cannot be a tool: %s',
+  TypeError
+)
+
+export const FST_MCP_ROUTE_ARGUMENT_COLLISION = coded<'FST_MCP_ROUTE_ARGUMENT_COLLISION', [string, string, string, string]>(
+  'FST_MCP_ROUTE_ARGUMENT_COLLISION',
+  'Route %s cannot be a tool: the argument "%s" would be both in the %s and in the %s (leave a part out with config.mcp.querystring/params: false, or name the whole body with config.mcp.body: "<name>")'
+)

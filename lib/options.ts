@@ -15,6 +15,8 @@ import { type AuthorizationOptions, resolveAuthorization, type ResolvedAuthoriza
 import { isJsonObject } from './protocol/jsonrpc.js'
 import { MAX_TIMER_MS } from './common/timers.js'
 import { DEFAULT_TOOL_ERROR_MODE, TOOL_ERROR_MODES, type ToolErrorMode } from './handler/tool-errors.js'
+import { checkRoutesOption, type RoutesOptions } from './routes/route-tools.js'
+import type { RouteCallSettings } from './routes/route-call.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'
@@ -208,6 +210,12 @@ export interface McpCapabilitiesOptions {
    * request needs a bearer token issued for `resource` (see README, Authorization).
    */
   authorization?: AuthorizationOptions
+  /**
+   * Serve the routes declared with `config: { mcp: true | {...} }` (after this
+   * plugin, in its context and the ones inside it) as tools: `true`, or
+   * settings of how a call reaches the route (README, Routes as tools).
+   */
+  routes?: boolean | RoutesOptions
 }
 
 export interface ResolvedCacheHints {
@@ -247,13 +255,15 @@ export interface ResolvedOptions {
   eventBus: EventBus | undefined
   answerRouter: AnswerRouter | undefined
   authorization: ResolvedAuthorization | undefined
+  /** With the `routes` option: how route-backed tools call their route. */
+  routes: RouteCallSettings | undefined
 }
 
 /** Our options, plus (last) the three Fastify's `register` itself reads from the same object. */
 const KNOWN_OPTIONS: ReadonlySet<string> = new Set([
   'server', 'serverInfo', 'era', 'path', 'instructions', 'discover', 'cache',
   'allowedOrigins', 'allowedHosts', 'tasks', 'taskOptions', 'bodyLimit', 'keepAliveMs', 'validateParamHeaders', 'validateResults', 'toolErrors', 'listPageSize', 'scale', 'eventBus', 'answerRouter',
-  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization',
+  'requestStateSecret', 'requestStateTtlMs', 'clientRequestTimeoutMs', 'handlerTimeoutMs', 'listenOptions', 'maxStreamBufferBytes', 'authorization', 'routes',
   'prefix', 'logLevel', 'logSerializers'
 ])
 
@@ -519,6 +529,7 @@ export function resolveOptions (options: unknown): ResolvedOptions {
     listPageSize,
     eventBus,
     answerRouter,
-    authorization: resolveAuthorization(options.authorization)
+    authorization: resolveAuthorization(options.authorization),
+    routes: checkRoutesOption(options.routes)
   }
 }

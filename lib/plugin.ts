@@ -25,7 +25,10 @@ import { createEndpointAuthorization } from './endpoint/authorization.js'
 import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
 import type { McpEvent } from './parts/event-bus.js'
 import { composeServer } from './definitions/compose.js'
+import { createUiListFilter } from './apps/ui-view.js'
+import type { ListFilter } from './endpoint/state.js'
 import type { LivePrompts, LiveResources, LiveTools } from './definitions/live.js'
+import { installRouteTools } from './routes/route-tools.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
 
@@ -85,13 +88,13 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
-  const composition = composeServer(resolved.server, resolved.listPageSize)
+  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined)
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
-  const state = await openEndpointState(options, composition, fastify.log, auth?.filterListOutcome)
+  const state = await openEndpointState(options, composition, fastify.log, chainListFilters(auth?.filterListOutcome, createUiListFilter(options.server)))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.
   fastify.addHook('preClose', state.close)
@@ -128,6 +131,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         clearTokenCache: () => auth.resourceServer.clearCache()
       })
   }))
+  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
+  installRouteTools(fastify, options.routes, composition.tools)
   // Per-request state lives in one slot, declared here and filled on first use (lib/handler/request-scope.ts).
   fastify.decorateRequest('mcpScope', null)
 
@@ -144,5 +149,11 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
 const TOOLS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'tools' })
 const PROMPTS_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'prompts' })
 const RESOURCES_CHANGED: McpEvent = Object.freeze({ type: 'listChanged', list: 'resources' })
+
+/** Both list steps in turn (authorization's, then the MCP Apps view); either may be absent. */
+function chainListFilters (first: ListFilter | undefined, second: ListFilter | undefined): ListFilter | undefined {
+  if (first === undefined || second === undefined) return first ?? second
+  return (method, outcome, request, modern) => second(method, first(method, outcome, request, modern), request, modern)
+}
 
 export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })

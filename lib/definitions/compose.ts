@@ -16,6 +16,7 @@
 import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { CompleteParams } from '../protocol/schemas.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { OFFERED_EXTENSIONS } from '../server-module/capabilities.js'
 import { Catalog } from './catalog.js'
 import { createComplete } from './completion.js'
 import { type DefinitionGroup, groupsOf, isGroupHandler } from './groups.js'
@@ -56,10 +57,11 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: D
   return catalog
 }
 
-export function composeServer (server: AnyServerModule, pageSize: number | undefined): Composition {
+/** `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready). */
+export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false): Composition {
   const groups = groupsOf(server)
-  if (groups.length === 0) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
-  const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool')
+  if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
+  const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool') ?? (withTools ? new Catalog<ToolEntry>('tool') : undefined)
   const prompts = catalogOf<PromptEntry>(groups, 'prompts', 'prompt')
   const resources = catalogOf<ResourceEntry>(groups, 'resources', 'resource')
 
@@ -72,6 +74,9 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   }
   const declared = (server as { capabilities?: unknown }).capabilities
   if (declared !== undefined) module.capabilities = typeof declared === 'function' ? declared.bind(server) : declared
+  // Extensions the groups offer (MCP Apps) stay with the module the capabilities are built from.
+  const offered = (server as { [OFFERED_EXTENSIONS]?: unknown })[OFFERED_EXTENSIONS]
+  if (offered !== undefined) Object.defineProperty(module, OFFERED_EXTENSIONS, { value: offered, enumerable: true })
   const raw = { ...module } as Record<string, AnyHandler>
   if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize))
   if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize))

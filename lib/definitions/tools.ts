@@ -26,7 +26,7 @@ import { Invalid, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
 /** Tool names as the spec recommends them (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . */
-const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
+export const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/
 
 const TOOL_ERROR: unique symbol = Symbol('fastify-mcp-capabilities.toolError')
 

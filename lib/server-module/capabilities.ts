@@ -10,6 +10,14 @@ import { nearMissHint } from './module-check.js'
 
 export const ERAS: readonly Era[] = Object.freeze(['legacy', 'modern'])
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+/**
+ * Extensions a module offers through its definitions (MCP Apps' UI resources
+ * put `io.modelcontextprotocol/ui` here): a symbol key, so spreading the
+ * definitions into a module carries it and no handler name is taken.
+ * Advertised under `extensions` in both eras (the legacy schemas leave the
+ * capabilities object open, and the extensions mechanism uses it there too).
+ */
+export const OFFERED_EXTENSIONS: unique symbol = Symbol.for('fastify-mcp-capabilities.offeredExtensions')
 
 const DECLARABLE_KEYS: ReadonlySet<string> = new Set([
   'tools', 'resources', 'prompts', 'completions', 'logging', 'experimental', 'extensions'
@@ -70,6 +78,8 @@ export interface LegacyServerCapabilities {
   readonly completions?: Readonly<JsonObject>
   readonly logging?: Readonly<JsonObject>
   readonly experimental?: Readonly<Record<string, Readonly<JsonObject>>>
+  /** Extensions the module's definitions offer (OFFERED_EXTENSIONS), e.g. MCP Apps. */
+  readonly extensions?: Readonly<Record<string, Readonly<JsonObject>>>
 }
 
 /** The general shape of a modern (2026-07-28) `ServerCapabilities`: the legacy fields, plus `extensions`. */
@@ -168,6 +178,12 @@ function derivedBase (server: object): Base {
   return base
 }
 
+/** What the module's definitions offer under OFFERED_EXTENSIONS (copied; nothing when absent or malformed). */
+export function offeredExtensions (server: object): Record<string, JsonObject> {
+  const offered = (server as { [OFFERED_EXTENSIONS]?: unknown })[OFFERED_EXTENSIONS]
+  return offered === undefined ? {} : copyMap('offered extensions', offered)
+}
+
 function requireHandlers (server: object, capability: CapabilityName): void {
   for (const handler of REQUIRED_HANDLERS[capability]) {
     if (!hasHandler(server, handler)) throw new FST_MCP_MISSING_HANDLER(capability, handler, nearMissHint(server, handler))
@@ -251,11 +267,14 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
 
   if (base.experimental) caps.experimental = base.experimental
 
+  const offered = offeredExtensions(server)
   if (modern) {
-    const extensions: Record<string, JsonObject> = { ...base.extensions }
+    const extensions: Record<string, JsonObject> = { ...offered, ...base.extensions }
     if (options.tasks === true) extensions[TASKS_EXTENSION] = extensions[TASKS_EXTENSION] ?? {}
     else delete extensions[TASKS_EXTENSION]
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
+  } else if (Object.keys(offered).length > 0) {
+    caps.extensions = offered
   }
 
   return deepFreeze(caps) as BuiltCapabilities<M, E>

@@ -1,0 +1,110 @@
+/**
+ * Routes as tools: with the plugin registered before the routes (as
+ * @fastify/swagger is), an `onRoute` hook sees every route declared after it
+ * in the plugin's context and the contexts inside it, prefixes included.
+ * Those with `config: { mcp: true | {...} }` are kept; at `ready` (when every
+ * shared schema is known) each becomes a definition in the tools catalogue.
+ */
+import type { FastifyInstance, RouteOptions } from 'fastify'
+import { FST_MCP_INVALID_OPTION, FST_MCP_INVALID_ROUTE_TOOL } from '../errors.js'
+import { isPlainObject } from '../definitions/plain.js'
+import type { Catalog } from '../definitions/catalog.js'
+import type { ToolEntry } from '../definitions/tools.js'
+import type { HandlerContext } from '../server-module/contract.js'
+import { checkRouteTool, RESERVED_HEADERS } from './route-config.js'
+import { createRouteCaller, type RouteCallSettings } from './route-call.js'
+import { type CollectedRoute, routeToolEntry } from './route-tool.js'
+import { sharedSchemasOf } from './route-schema.js'
+
+export type { RouteToolOptions } from './route-config.js'
+
+/** Largest answer body a route-backed tool reads, by default. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024
+
+/** The `routes` option: routes with `config.mcp` served as tools (`true` takes every default). */
+export interface RoutesOptions {
+  /**
+   * Headers of the MCP request copied onto each route's request, e.g.
+   * `['authorization']` so the route's own auth hook checks the MCP
+   * caller's bearer token; default none (nothing of the MCP request reaches a route unasked).
+   */
+  forwardHeaders?: string[]
+  /** Headers computed per call from the handler context (`ctx.auth`, `ctx.request`, ...), after the forwarded ones. */
+  headers?: (ctx: HandlerContext) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>
+  /**
+   * Largest answer body of a route passed on to the client, in bytes; a larger one is a tool error
+   * (and logged). It bounds what reaches the model, not the route's own memory. Default 1048576 (1 MiB).
+   */
+  maxResponseBytes?: number
+}
+
+export function checkRoutesOption (value: unknown): RouteCallSettings | undefined {
+  if (value === undefined || value === false) return undefined
+  if (value === true) return { forwardHeaders: [], headers: undefined, maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }
+  if (!isPlainObject(value)) throw new FST_MCP_INVALID_OPTION('routes', 'expected true or an object { forwardHeaders?, headers?, maxResponseBytes? }')
+  for (const key of Object.keys(value)) {
+    if (!['forwardHeaders', 'headers', 'maxResponseBytes'].includes(key)) throw new FST_MCP_INVALID_OPTION(`routes.${key}`, 'unknown option (known: forwardHeaders, headers, maxResponseBytes)')
+  }
+  const forward = value.forwardHeaders ?? []
+  if (!Array.isArray(forward) || !forward.every((h) => typeof h === 'string' && h.length > 0)) {
+    throw new FST_MCP_INVALID_OPTION('routes.forwardHeaders', 'expected an array of header names')
+  }
+  const lower = forward.map((h: string) => h.toLowerCase())
+  const framing = lower.find((h) => RESERVED_HEADERS.has(h) && h !== 'authorization' && h !== 'cookie' && h !== 'proxy-authorization')
+  if (framing !== undefined) throw new FST_MCP_INVALID_OPTION('routes.forwardHeaders', `"${framing}" belongs to the MCP request's framing and cannot be forwarded`)
+  if (value.headers !== undefined && typeof value.headers !== 'function') throw new FST_MCP_INVALID_OPTION('routes.headers', 'expected a function of the handler context returning headers')
+  const max = value.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+  if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) throw new FST_MCP_INVALID_OPTION('routes.maxResponseBytes', 'expected a positive integer (bytes)')
+  return {
+    forwardHeaders: [...new Set(lower)],
+    headers: value.headers as RouteCallSettings['headers'],
+    maxResponseBytes: max
+  }
+}
+
+const METHODS_NOT_TOOLS = new Set(['HEAD', 'OPTIONS'])
+
+/**
+ * Watches the routes declared from here on; with `settings` (the `routes`
+ * option) they join `catalog` at ready, without it a route asking to be a
+ * tool fails where it is declared.
+ */
+export function installRouteTools (fastify: FastifyInstance, settings: RouteCallSettings | undefined, catalog: Catalog<ToolEntry> | undefined): void {
+  const routes: Array<{ route: CollectedRoute, context: FastifyInstance }> = []
+  fastify.addHook('onRoute', function (options: RouteOptions) {
+    const config = options.config as { mcp?: unknown } | undefined
+    if (config?.mcp === undefined || config.mcp === false) return
+    const methods = (Array.isArray(options.method) ? options.method : [options.method]).map((m) => String(m).toUpperCase())
+    const url = options.url
+    const where = `${methods.join(',')} ${url}`
+    if (settings === undefined || catalog === undefined) {
+      throw new FST_MCP_INVALID_ROUTE_TOOL(where, 'the MCP plugin was registered without the `routes` option (set `routes: true`)')
+    }
+    const mcp = checkRouteTool(config.mcp, where)
+    // A GET route's automatic HEAD twin is not a second tool.
+    const candidates = methods.filter((m) => !METHODS_NOT_TOOLS.has(m))
+    if (candidates.length === 0) return
+    let method = candidates[0] as string
+    if (mcp.method !== undefined) {
+      method = mcp.method.toUpperCase()
+      if (!candidates.includes(method)) throw new FST_MCP_INVALID_ROUTE_TOOL(where, `config.mcp.method "${mcp.method}" is not one of the route's methods`)
+    } else if (candidates.length > 1) {
+      throw new FST_MCP_INVALID_ROUTE_TOOL(where, 'the route has several methods: name the one the tool calls with config.mcp.method')
+    }
+    routes.push({ route: { method, url, schema: options.schema as Record<string, unknown> | undefined, mcp }, context: this })
+  })
+  if (settings === undefined || catalog === undefined) return
+  const call = createRouteCaller(fastify, settings)
+  fastify.addHook('onReady', function () {
+    // The shared schemas of each route's own context, read once per context.
+    const shared = new Map<FastifyInstance, ReturnType<typeof sharedSchemasOf>>()
+    for (const { route, context } of routes.splice(0)) {
+      let schemas = shared.get(context)
+      if (schemas === undefined) {
+        schemas = sharedSchemasOf(context.getSchemas() as Record<string, unknown>)
+        shared.set(context, schemas)
+      }
+      catalog.add(routeToolEntry(route, schemas, call))
+    }
+  })
+}
