@@ -38,7 +38,7 @@ async function runServer (mode: Mode): Promise<void> {
       callTool: (params: { name: string, arguments?: Record<string, unknown> }) => callTool(params.name, params.arguments ?? {})
     },
     serverInfo: { ...SERVER_INFO },
-    discover: { ...DISCOVER_HINTS },
+    cacheHints: { discover: { ...DISCOVER_HINTS } },
     ...(mode === 'authorized' ? { authorization: { resource: RESOURCE, authorizationServers: [ISSUER], scopesSupported: ['mcp'], jwt: { jwks } } } : {})
   })
   await app.listen({ host: '127.0.0.1', port: 0 })

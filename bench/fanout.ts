@@ -55,9 +55,8 @@ async function runPluginServer (redisUrl: string | undefined): Promise<void> {
   await app.register(mcpCapabilities, {
     server: { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) },
     serverInfo: { name: 'bench-fanout', version: '1.0.0' },
-    keepAliveMs: 0,
     // Every stream comes from one anonymous caller: allow them all (the defaults cap 100 per caller).
-    listenOptions: { maxStreams: STREAMS, maxStreamsPerCaller: STREAMS },
+    limits: { listen: { maxStreams: STREAMS, maxStreamsPerCaller: STREAMS, keepAliveMs: 0 } },
     ...scale
   })
   await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 })
@@ -69,7 +68,7 @@ async function runPluginServer (redisUrl: string | undefined): Promise<void> {
 /** The options that put the plugin on Redis (the `./redis` entry). */
 async function redisOptions (url: string): Promise<Record<string, unknown>> {
   const { redisScale } = await import('../lib/redis/index.js')
-  return { scale: redisScale({ url, prefix: 'bench-fanout:' }), requestStateSecret: 'bench-fanout-request-state-secret-0123456789' }
+  return { scale: redisScale({ url, prefix: 'bench-fanout:' }), requestState: { secret: 'bench-fanout-request-state-secret-0123456789' } }
 }
 
 /**

@@ -29,7 +29,7 @@ function memory (): string {
 }
 
 const app = Fastify({ logger: false })
-await app.register(mcpCapabilities, { server: hostileModule(), serverInfo: { name: 'fuzz', version: '1' }, tasks: true, clientRequestTimeoutMs: 20 })
+await app.register(mcpCapabilities, { server: hostileModule(), serverInfo: { name: 'fuzz', version: '1' }, tasks: true, limits: { clientRequestTimeoutMs: 20 } })
 await app.ready()
 const runner = createFuzzRunner(app)
 console.log(`fuzz: ${RUNS} hostile requests, seed ${SEED}; before: ${memory()}`)

@@ -65,7 +65,7 @@ cases.push(
 )
 
 const app = Fastify({ bodyLimit: 4 * SIZE })
-await app.register(mcpCapabilities, { server: { ...tools, ...resources } as never, serverInfo: { name: 'hostile', version: '1' }, tasks: true, bodyLimit: 4 * SIZE })
+await app.register(mcpCapabilities, { server: { ...tools, ...resources } as never, serverInfo: { name: 'hostile', version: '1' }, tasks: true, limits: { bodyLimit: 4 * SIZE } })
 await app.ready()
 const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': { extensions: { 'io.modelcontextprotocol/tasks': {} } }, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } }
 

@@ -43,9 +43,8 @@ async function runServer (): Promise<void> {
   await app.register(mcpCapabilities, {
     server: { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) },
     serverInfo: { name: 'bench-listen', version: '1.0.0' },
-    keepAliveMs: KEEP_ALIVE_MS,
     // Every bench client is the same anonymous caller: raise the per-caller and total bounds.
-    listenOptions: { maxStreams: STREAMS, maxStreamsPerCaller: STREAMS }
+    limits: { listen: { maxStreams: STREAMS, maxStreamsPerCaller: STREAMS, keepAliveMs: KEEP_ALIVE_MS } }
   })
   await app.listen({ port: 0, host: '127.0.0.1', backlog: 4096 })
   const address = app.server.address()

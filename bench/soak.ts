@@ -5,7 +5,7 @@
  * parked tasks whose requests carry ~0.9 MB object-heavy bodies, listen
  * clients that never read, and change notifications to every stream. The
  * heap must level off: the crash paths are bounded (tasks keep only what
- * they need, stuck streams are dropped past maxStreamBufferBytes, open
+ * they need, stuck streams are dropped past limits.maxStreamBufferBytes, open
  * streams are bounded). Never part of `npm test`.
  *
  *   npm run soak                       # 30 s
@@ -45,7 +45,7 @@ const server = {
 }
 
 const app = Fastify({ logger: false })
-await app.register(mcpCapabilities, { server: server as never, serverInfo: { name: 'soak', version: '1' }, tasks: true, clientRequestTimeoutMs: 20, keepAliveMs: 1000 })
+await app.register(mcpCapabilities, { server: server as never, serverInfo: { name: 'soak', version: '1' }, tasks: true, limits: { clientRequestTimeoutMs: 20, listen: { keepAliveMs: 1000 } } })
 await app.listen({ host: '127.0.0.1', port: 0 })
 const address = app.server.address()
 if (address === null || typeof address === 'string') throw new Error('no port')

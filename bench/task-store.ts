@@ -104,10 +104,12 @@ async function endpointRound (store: ((limits: TaskLimits) => TaskStore) | undef
       callTool: (_params: unknown, ctx: never) => runAsTask(ctx, () => new Promise(() => {}))
     },
     serverInfo: { name: 'bench-tasks', version: '1.0.0' },
-    tasks: true,
-    // A shared store needs the shared requestState key (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
-    requestStateSecret: 'bench-task-store-request-state-secret-0123456789',
-    taskOptions: { ...LIMITS, ...(store !== undefined && { store }) }
+    tasks: { ...LIMITS },
+    ...(store !== undefined && {
+      scale: { taskStore: store },
+      // A shared store needs the shared requestState secret (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
+      requestState: { secret: 'bench-task-store-request-state-secret-0123456789' }
+    })
   } as never)
   const ids: string[] = []
   let t0 = process.hrtime.bigint()

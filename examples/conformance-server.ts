@@ -622,8 +622,8 @@ export interface ConformanceAppOptions {
   /** Serve the tasks extension; default true. */
   tasks?: boolean
   logger?: FastifyServerOptions['logger']
-  /** Shared parts and the requestState key, for running as one of several instances (see scale-from-env.ts). */
-  scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'>
+  /** Shared parts and the requestState secret, for running as one of several instances (see scale-from-env.ts). */
+  scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestState'>
 }
 
 /** A Fastify app serving the conformance module at /mcp. */

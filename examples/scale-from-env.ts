@@ -3,16 +3,16 @@
  * shared parts (event bus, task store, legacy answer router) on that Redis,
  * or `REDIS_CLUSTER_NODES` (comma-separated `redis://host:port` URLs of some
  * nodes) on a Redis Cluster, under `REDIS_PREFIX` (default `mcp:`), and
- * `MCP_REQUEST_STATE_SECRET` is the key every instance signs `requestState`
- * with (required with Redis). Without them the example runs in memory, on
+ * `MCP_REQUEST_STATE_SECRET` is the secret every instance seals
+ * `requestState` with (required with Redis). Without them the example runs in memory, on
  * its own. The `./redis` entry (and ioredis) is loaded only when Redis is set.
  */
 import type { McpCapabilitiesOptions } from '../lib/index.js'
 
-export async function scaleFromEnv (env: NodeJS.ProcessEnv = process.env): Promise<Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'>> {
-  const options: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'> = {}
+export async function scaleFromEnv (env: NodeJS.ProcessEnv = process.env): Promise<Pick<McpCapabilitiesOptions, 'scale' | 'requestState'>> {
+  const options: Pick<McpCapabilitiesOptions, 'scale' | 'requestState'> = {}
   const secret = env.MCP_REQUEST_STATE_SECRET
-  if (secret !== undefined && secret !== '') options.requestStateSecret = secret
+  if (secret !== undefined && secret !== '') options.requestState = { secret }
   const url = env.REDIS_URL
   const nodes = env.REDIS_CLUSTER_NODES
   if ((url !== undefined && url !== '') || (nodes !== undefined && nodes !== '')) {

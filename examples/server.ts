@@ -23,6 +23,7 @@ import mcpCapabilities, {
   type AuthorizationOptions,
   type DeploymentEra,
   type McpCapabilitiesOptions,
+  type ValidateOptions,
   definePrompts,
   defineResources,
   defineTools,
@@ -157,8 +158,8 @@ export function notesServer (store: NoteStore) {
 
 export interface ExampleOptions {
   era?: DeploymentEra
-  /** Check every handler result against its wire schema (the tests turn it on). */
-  validateResults?: boolean
+  /** `validate.results` checks every handler result against its wire schema (the tests turn it on). */
+  validate?: ValidateOptions
   /** Require bearer tokens (see README, Authorization); open when absent. */
   authorization?: AuthorizationOptions
 }
@@ -175,16 +176,16 @@ export function authorizationFromEnv (env: NodeJS.ProcessEnv, host: string, port
   }
 }
 
-export async function buildExampleServer ({ era = 'dual', validateResults = false, authorization, scale }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestStateSecret'> } = {}): Promise<FastifyInstance> {
+export async function buildExampleServer ({ era = 'dual', validate, authorization, scale }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestState'> } = {}): Promise<FastifyInstance> {
   const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
   const store = new NoteStore()
   await app.register(mcpCapabilities, {
     server: notesServer(store),
     serverInfo: { name: 'notes-example', title: 'Notes (example)', version: '1.0.0' },
     era,
-    validateResults,
+    ...(validate === undefined ? {} : { validate }),
     instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
-    discover: { ttlMs: 60_000, cacheScope: 'public' },
+    cacheHints: { discover: { ttlMs: 60_000, cacheScope: 'public' } },
     ...(authorization === undefined ? {} : { authorization }),
     ...scale
   })
@@ -199,7 +200,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const port = Number(process.env.PORT ?? 3000)
   const app = await buildExampleServer({
     era,
-    validateResults: process.env.VALIDATE_RESULTS === '1',
+    validate: { results: process.env.VALIDATE_RESULTS === '1' },
     authorization: authorizationFromEnv(process.env, host, port),
     // REDIS_URL and MCP_REQUEST_STATE_SECRET: notifications and tasks shared with other instances (see scale-from-env.ts).
     scale: await scaleFromEnv()

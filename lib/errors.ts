@@ -55,7 +55,7 @@ export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []
 
 export const FST_MCP_REQUEST_STATE_SECRET_REQUIRED = coded<'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', [string]>(
   'FST_MCP_REQUEST_STATE_SECRET_REQUIRED',
-  'Option "requestStateSecret" is required with a shared %s: instances behind a load balancer must sign and verify requestState with the same key (a random key per process cannot work there)',
+  'Option "requestState.secret" is required with a shared %s: instances behind a load balancer must seal and open requestState with the same secret (a random key per process cannot work there)',
   TypeError
 )
 

@@ -4,7 +4,7 @@ import { mcpCapabilities } from './plugin.js'
 export { mcpCapabilities }
 export default mcpCapabilities
 export type { McpCapabilitiesOptions, McpDecorator } from './plugin.js'
-export type { ServerInfo, CacheScope, CacheHintOptions, DeploymentEra, PerRequest } from './options.js'
+export type { ServerInfo, CacheScope, CacheHintOptions, CacheHintsOptions, DeploymentEra, PerRequest, RequestStateOptions, LimitOptions, ValidateOptions } from './options.js'
 
 export { buildCapabilities, TASKS_EXTENSION } from './server-module/capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'

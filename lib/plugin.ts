@@ -139,7 +139,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   await mountEndpoint(fastify, {
     path: options.path,
     prefix,
-    bodyLimit: options.bodyLimit,
+    bodyLimit: options.limits.bodyLimit,
     policy: { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts },
     auth,
     handlePost: createDispatcher(state, auth)

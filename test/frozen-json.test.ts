@@ -62,7 +62,7 @@ t.test('a frozen tools/list result is answered identically every time', async (t
   const list = deepFreeze({ tools: [{ name: 'x', inputSchema: { type: 'object' } }] })
   const app = Fastify()
   t.teardown(() => app.close())
-  await app.register(mcp, { server: { listTools: () => list, callTool: () => ({ content: [] }) }, serverInfo: { name: 's', version: '1' }, cache: { ttlMs: 5, cacheScope: 'public' } })
+  await app.register(mcp, { server: { listTools: () => list, callTool: () => ({ content: [] }) }, serverInfo: { name: 's', version: '1' }, cacheHints: { results: { ttlMs: 5, cacheScope: 'public' } } })
   const meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} }
   const bodies = []
   for (const id of [1, 2]) {

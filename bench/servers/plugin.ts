@@ -33,6 +33,6 @@ app.register(mcpCapabilities, {
   serverInfo: { ...SERVER_INFO },
   era: 'dual',
   path: '/mcp',
-  discover: { ...DISCOVER_HINTS }
+  cacheHints: { discover: { ...DISCOVER_HINTS } }
 })
 await serve(app)

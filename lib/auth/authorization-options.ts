@@ -6,12 +6,12 @@
  * like every other option.
  */
 import type { FastifyRequest } from 'fastify'
-import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import type { VerifiedAccessToken } from './verified-token.js'
 import { isScopeToken } from './challenge.js'
 import { isSecureOrLoopback } from './issuer-metadata.js'
 import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-settings.js'
-import { isJsonObject } from '../protocol/jsonrpc.js'
+import { FST_MCP_INVALID_OPTION } from '../errors.js'
+import { array, type At, boolean, check, custom, func, group, integer, isPlainObject, map, maybe, record, type SpecValue, string, toggle } from '../check/option-spec.js'
 
 export const DEFAULT_CLOCK_TOLERANCE_SEC = 5
 export const DEFAULT_TOKEN_CACHE_ENTRIES = 1000
@@ -61,8 +61,8 @@ export interface AuthorizationOptions {
   verifyAccessToken?: AccessTokenVerifier
   /** Settings of the built-in JWT verification. */
   jwt?: JwtOptions
-  /** Verified tokens kept (never past their expiry); `false` verifies every request. Default `{ maxEntries: 1000, maxTtlMs: 300000 }`. */
-  tokenCache?: { maxEntries?: number, maxTtlMs?: number } | false
+  /** Verified tokens kept (never past their expiry); `false` verifies every request. Default on: `{ maxEntries: 1000, maxTtlMs: 300000 }`. */
+  tokenCache?: boolean | { maxEntries?: number, maxTtlMs?: number }
   /** List results (tools, prompts, resources) show a caller only what their scopes let them use; default `false`. */
   filterLists?: boolean
   /** Put the raw token in `ctx.auth.token`; default `false`. */
@@ -96,62 +96,86 @@ export interface ResolvedAuthorization {
   resourceDocumentation: string | undefined
 }
 
-const KNOWN = new Set(['resource', 'authorizationServers', 'scopesSupported', 'requiredScopes', 'methodScopes', 'impliedScopes',
-  'verifyAccessToken', 'jwt', 'tokenCache', 'filterLists', 'exposeToken', 'serveMetadata', 'resourceName', 'resourceDocumentation'])
-const KNOWN_JWT = new Set(['issuers', 'audience', 'algorithms', 'clockToleranceSec', 'jwksUri', 'jwks', 'typ', 'fetchTimeoutMs', 'jwksCooldownMs'])
-
-function fail (name: string, message: string): never {
-  throw new FST_MCP_INVALID_OPTION(`authorization.${name}`, message)
-}
-
-function checkKeys (name: string, value: Record<string, unknown>, known: ReadonlySet<string>): void {
-  for (const key of Object.keys(value)) {
-    if (!known.has(key)) fail(name === '' ? key : `${name}.${key}`, `unknown option (known: ${[...known].join(', ')})`)
-  }
-}
-
-function scopeList (name: string, value: unknown): readonly string[] {
-  if (value === undefined) return Object.freeze([])
-  if (!Array.isArray(value) || !value.every(isScopeToken)) {
-    fail(name, 'expected an array of scope tokens (printable ASCII, no spaces, quotes or backslashes)')
-  }
-  return Object.freeze([...new Set(value as string[])])
-}
-
-function scopeMap (name: string, value: unknown): ReadonlyMap<string, readonly string[]> {
-  if (value === undefined) return new Map()
-  if (!isJsonObject(value)) fail(name, 'expected an object whose values are arrays of scope tokens')
-  const map = new Map<string, readonly string[]>()
-  for (const [key, scopes] of Object.entries(value)) {
-    const list = scopeList(`${name}["${key}"]`, scopes)
-    if (list.length > 0) map.set(key, list)
-  }
-  return map
-}
-
-/** An absolute http(s) URL without fragment or query; a bare origin keeps its trailing-slash-free form. */
-function checkResource (value: unknown): URL {
-  if (typeof value !== 'string' || !URL.canParse(value)) fail('resource', 'expected the endpoint\'s absolute URL, e.g. "https://mcp.example.com/mcp"')
-  const url = new URL(value as string)
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') fail('resource', 'expected an http or https URL')
-  if (url.hash !== '' || (value as string).includes('#')) fail('resource', 'a resource identifier has no fragment (RFC 8707)')
-  if (url.search !== '' || (value as string).includes('?')) fail('resource', 'a resource identifier has no query (RFC 8707)')
-  if (url.username !== '' || url.password !== '') fail('resource', 'a resource identifier has no user information')
-  return url
-}
-
-function checkIssuer (name: string, value: unknown): string {
-  if (typeof value !== 'string' || !URL.canParse(value)) fail(name, 'expected an issuer URL')
-  const url = new URL(value as string)
-  if (!isSecureOrLoopback(url)) fail(name, `"${value as string}" must use https (plain http only on loopback hosts)`)
-  if (url.hash !== '' || url.search !== '') fail(name, `"${value as string}" must have no query or fragment (RFC 8414)`)
+/** A scope token (RFC 6749 §3.3): printable ASCII without spaces, quotes or backslashes. */
+const SCOPE = custom('a scope token (printable ASCII, no spaces, quotes or backslashes)', (value, at) => {
+  if (!isScopeToken(value)) at.error('expected a scope token (printable ASCII, no spaces, quotes or backslashes)')
   return value as string
-}
+}, true)
+const SCOPES = map(array(SCOPE, { expects: 'an array of scope tokens (printable ASCII, no spaces, quotes or backslashes)' }), (list): readonly string[] => Object.freeze([...new Set(list ?? [])]))
+/** Keys (methods, scopes) to lists of scopes; empty lists dropped. */
+const SCOPE_MAP = map(record(SCOPES, 'an object whose values are arrays of scope tokens'), (value): ReadonlyMap<string, readonly string[]> =>
+  new Map(Object.entries(value ?? {}).filter(([, list]) => list.length > 0)))
 
-function positiveInt (name: string, value: unknown, fallback: number, min = 1): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) fail(name, `expected an integer ≥ ${min}`)
-  return value as number
+/** An issuer identifier (RFC 8414): https (plain http on loopback only), no query or fragment. */
+const ISSUER = custom('an issuer URL', (value, at) => {
+  if (typeof value !== 'string' || !URL.canParse(value)) at.error('expected an issuer URL')
+  const url = new URL(value as string)
+  if (!isSecureOrLoopback(url)) at.error(`"${value as string}" must use https (plain http only on loopback hosts)`)
+  if (url.hash !== '' || url.search !== '') at.error(`"${value as string}" must have no query or fragment (RFC 8414)`)
+  return value as string
+}, true)
+
+/** An absolute http(s) URL without fragment, query or user information (RFC 8707). */
+const RESOURCE = custom('the endpoint\'s absolute URL, e.g. "https://mcp.example.com/mcp"', (value, at) => {
+  if (typeof value !== 'string' || !URL.canParse(value)) at.error('expected the endpoint\'s absolute URL, e.g. "https://mcp.example.com/mcp"')
+  const url = new URL(value as string)
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') at.error('expected an http or https URL')
+  if (url.hash !== '' || (value as string).includes('#')) at.error('a resource identifier has no fragment (RFC 8707)')
+  if (url.search !== '' || (value as string).includes('?')) at.error('a resource identifier has no query (RFC 8707)')
+  if (url.username !== '' || url.password !== '') at.error('a resource identifier has no user information')
+  return { resource: value as string, resourceUrl: url }
+}, true)
+
+const ALGORITHM = custom('an asymmetric JWS algorithm name', (value, at) => {
+  if (typeof value !== 'string') at.error('expected a JWS algorithm name')
+  if (!ASYMMETRIC_ALGORITHMS.includes(value as string)) {
+    at.error(`"${value as string}" is not accepted: only asymmetric algorithms (${ASYMMETRIC_ALGORITHMS.join(', ')}) can be checked against a public JWKS`)
+  }
+  return value as string
+}, true)
+
+const JWKS = custom('a JWKS object { keys: [...] } of public keys', (value, at) => {
+  if (value === undefined) return undefined
+  if (!isPlainObject(value) || !Array.isArray(value.keys) || !value.keys.every(isPlainObject)) at.error('expected a JWKS object { keys: [...] }')
+  if (((value as { keys: Array<Record<string, unknown>> }).keys).some((k) => k.kty === 'oct' || 'd' in k)) {
+    at.error('expected public keys only (no symmetric "oct" keys, no private parts)')
+  }
+  return structuredClone(value) as { keys: object[] }
+})
+
+const JWT = group({
+  issuers: array(ISSUER, { nonEmpty: true, expects: 'a non-empty array of issuer URLs' }),
+  audience: array(string({ nonEmpty: true, required: true }), { nonEmpty: true, expects: 'a non-empty array of strings' }),
+  algorithms: array(ALGORITHM, { nonEmpty: true, expects: 'a non-empty array of JWS algorithm names' }),
+  clockToleranceSec: integer({ min: 0, max: 300, unit: 'seconds', default: DEFAULT_CLOCK_TOLERANCE_SEC }),
+  jwksUri: custom('an https URL (plain http only on loopback hosts)', (value, at) => {
+    if (value === undefined) return undefined
+    if (typeof value !== 'string' || !URL.canParse(value) || !isSecureOrLoopback(new URL(value))) at.error('expected an https URL (plain http only on loopback hosts)')
+    return new URL(value as string)
+  }),
+  jwks: JWKS,
+  typ: string({ nonEmpty: true, expects: 'a non-empty string such as "at+jwt"' }),
+  fetchTimeoutMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_FETCH_TIMEOUT_MS }),
+  jwksCooldownMs: integer({ min: 0, unit: 'milliseconds', default: DEFAULT_JWKS_COOLDOWN_MS })
+}, {
+  finish: (jwt, at) => {
+    if (jwt.jwks !== undefined && jwt.jwksUri !== undefined) at.key('jwks').error('give jwks or jwksUri, not both')
+    return jwt
+  }
+})
+
+/** The built-in verifier's settings; issuers default to the authorization servers, audiences to the resource. */
+function jwtSettings (jwt: SpecValue<typeof JWT>, authorizationServers: readonly string[], resource: string, at: At): JwtSettings {
+  const issuers = jwt.issuers ?? authorizationServers
+  if (jwt.jwksUri !== undefined && issuers.length !== 1) {
+    at.key('jwt').key('jwksUri').error('one JWKS URL serves one issuer: with several issuers, let each one\'s metadata name its JWKS')
+  }
+  return Object.freeze({
+    ...jwt,
+    issuers: Object.freeze([...issuers]),
+    audiences: Object.freeze([...(jwt.audience ?? audiencesOf(resource))]),
+    algorithms: Object.freeze([...(jwt.algorithms ?? ASYMMETRIC_ALGORITHMS)])
+  })
 }
 
 function audiencesOf (resource: string): string[] {
@@ -159,122 +183,48 @@ function audiencesOf (resource: string): string[] {
   return [...new Set([resource, bare, bare + '/'])]
 }
 
-function checkJwt (value: unknown, authorizationServers: readonly string[], resource: string): JwtSettings {
-  if (value !== undefined && !isJsonObject(value)) fail('jwt', 'expected an object')
-  const jwt = value ?? {}
-  checkKeys('jwt', jwt, KNOWN_JWT)
-  const issuers = jwt.issuers === undefined
-    ? authorizationServers
-    : Array.isArray(jwt.issuers) && jwt.issuers.length > 0
-      ? jwt.issuers.map((issuer, i) => checkIssuer(`jwt.issuers[${i}]`, issuer))
-      : fail('jwt.issuers', 'expected a non-empty array of issuer URLs')
-  const audiences = jwt.audience === undefined
-    ? audiencesOf(resource)
-    : Array.isArray(jwt.audience) && jwt.audience.length > 0 && jwt.audience.every((a) => typeof a === 'string' && a.length > 0)
-      ? jwt.audience as string[]
-      : fail('jwt.audience', 'expected a non-empty array of strings')
-  let algorithms: readonly string[] = ASYMMETRIC_ALGORITHMS
-  if (jwt.algorithms !== undefined) {
-    if (!Array.isArray(jwt.algorithms) || jwt.algorithms.length === 0 || !jwt.algorithms.every((a) => typeof a === 'string')) {
-      fail('jwt.algorithms', 'expected a non-empty array of JWS algorithm names')
+/** Checks the `authorization` option (absent: the endpoint is open). */
+export const AUTHORIZATION = group({
+  resource: RESOURCE,
+  authorizationServers: array(ISSUER, { nonEmpty: true, required: true, expects: 'a non-empty array of issuer URLs (RFC 9728 authorization_servers)' }),
+  scopesSupported: SCOPES,
+  requiredScopes: SCOPES,
+  methodScopes: SCOPE_MAP,
+  impliedScopes: SCOPE_MAP,
+  verifyAccessToken: func<AccessTokenVerifier>('a function (token, request) returning the token\'s facts, or null for an invalid token'),
+  jwt: maybe(JWT),
+  tokenCache: toggle(group({
+    maxEntries: integer({ min: 1, default: DEFAULT_TOKEN_CACHE_ENTRIES }),
+    maxTtlMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_TOKEN_CACHE_TTL_MS })
+  }), true),
+  filterLists: boolean({ default: false }),
+  exposeToken: boolean({ default: false }),
+  serveMetadata: boolean({ default: true }),
+  resourceName: string({ nonEmpty: true }),
+  resourceDocumentation: string({ url: true })
+}, {
+  required: true,
+  finish: (value, at): ResolvedAuthorization => {
+    const { resource: { resource, resourceUrl }, verifyAccessToken, jwt, tokenCache, authorizationServers, ...rest } = value
+    if (verifyAccessToken !== undefined && jwt !== undefined) {
+      at.key('jwt').error('give either verifyAccessToken (your own verifier) or jwt (settings of the built-in one), not both')
     }
-    for (const alg of jwt.algorithms as string[]) {
-      if (!ASYMMETRIC_ALGORITHMS.includes(alg)) {
-        fail('jwt.algorithms', `"${alg}" is not accepted: only asymmetric algorithms (${ASYMMETRIC_ALGORITHMS.join(', ')}) can be checked against a public JWKS`)
-      }
-    }
-    algorithms = jwt.algorithms as string[]
+    const servers = Object.freeze(authorizationServers as string[])
+    return Object.freeze({
+      ...rest,
+      resource,
+      resourceUrl,
+      authorizationServers: servers,
+      verifier: verifyAccessToken !== undefined
+        ? { kind: 'custom' as const, verify: verifyAccessToken }
+        : { kind: 'jwt' as const, settings: jwtSettings(jwt ?? JWT.read(undefined, at.key('jwt')), servers, resource, at) },
+      // Off: nothing is kept.
+      tokenCache: tokenCache ?? { maxEntries: 0, maxTtlMs: 0 }
+    })
   }
-  const clockToleranceSec = jwt.clockToleranceSec === undefined ? DEFAULT_CLOCK_TOLERANCE_SEC : jwt.clockToleranceSec
-  if (typeof clockToleranceSec !== 'number' || !Number.isSafeInteger(clockToleranceSec) || clockToleranceSec < 0 || clockToleranceSec > 300) {
-    fail('jwt.clockToleranceSec', 'expected an integer from 0 to 300 (seconds)')
-  }
-  let jwksUri: URL | undefined
-  if (jwt.jwksUri !== undefined) {
-    if (typeof jwt.jwksUri !== 'string' || !URL.canParse(jwt.jwksUri) || !isSecureOrLoopback(new URL(jwt.jwksUri))) {
-      fail('jwt.jwksUri', 'expected an https URL (plain http only on loopback hosts)')
-    }
-    if (issuers.length !== 1) fail('jwt.jwksUri', 'one JWKS URL serves one issuer: with several issuers, let each one\'s metadata name its JWKS')
-    jwksUri = new URL(jwt.jwksUri as string)
-  }
-  let jwks: { keys: object[] } | undefined
-  if (jwt.jwks !== undefined) {
-    if (!isJsonObject(jwt.jwks) || !Array.isArray(jwt.jwks.keys) || !jwt.jwks.keys.every(isJsonObject)) fail('jwt.jwks', 'expected a JWKS object { keys: [...] }')
-    if (jwksUri !== undefined) fail('jwt.jwks', 'give jwks or jwksUri, not both')
-    if ((jwt.jwks.keys as Array<Record<string, unknown>>).some((k) => k.kty === 'oct' || 'd' in k)) {
-      fail('jwt.jwks', 'expected public keys only (no symmetric "oct" keys, no private parts)')
-    }
-    jwks = structuredClone(jwt.jwks) as { keys: object[] }
-  }
-  if (jwt.typ !== undefined && (typeof jwt.typ !== 'string' || jwt.typ.length === 0)) fail('jwt.typ', 'expected a non-empty string such as "at+jwt"')
-  return Object.freeze({
-    issuers: Object.freeze([...issuers]),
-    audiences: Object.freeze([...audiences]),
-    algorithms: Object.freeze([...algorithms]),
-    clockToleranceSec: clockToleranceSec as number,
-    jwksUri,
-    jwks,
-    typ: jwt.typ as string | undefined,
-    fetchTimeoutMs: positiveInt('jwt.fetchTimeoutMs', jwt.fetchTimeoutMs, DEFAULT_FETCH_TIMEOUT_MS),
-    jwksCooldownMs: positiveInt('jwt.jwksCooldownMs', jwt.jwksCooldownMs, DEFAULT_JWKS_COOLDOWN_MS, 0)
-  })
-}
+})
 
-function checkTokenCache (value: unknown): { maxEntries: number, maxTtlMs: number } {
-  if (value === false) return { maxEntries: 0, maxTtlMs: 0 }
-  if (value === undefined) return { maxEntries: DEFAULT_TOKEN_CACHE_ENTRIES, maxTtlMs: DEFAULT_TOKEN_CACHE_TTL_MS }
-  if (!isJsonObject(value)) fail('tokenCache', 'expected { maxEntries?, maxTtlMs? } or false')
-  checkKeys('tokenCache', value, new Set(['maxEntries', 'maxTtlMs']))
-  return {
-    maxEntries: positiveInt('tokenCache.maxEntries', value.maxEntries, DEFAULT_TOKEN_CACHE_ENTRIES),
-    maxTtlMs: positiveInt('tokenCache.maxTtlMs', value.maxTtlMs, DEFAULT_TOKEN_CACHE_TTL_MS)
-  }
-}
-
-function optionalBoolean (name: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback
-  if (typeof value !== 'boolean') fail(name, 'expected a boolean')
-  return value as boolean
-}
-
-/** Checks the `authorization` option; undefined when it is absent (the endpoint is open). */
+/** The `authorization` option checked on its own (the plugin checks it as part of the whole tree). */
 export function resolveAuthorization (value: unknown): ResolvedAuthorization | undefined {
-  if (value === undefined) return undefined
-  if (!isJsonObject(value)) throw new FST_MCP_INVALID_OPTION('authorization', 'expected an object { resource, authorizationServers, ... }')
-  checkKeys('', value, KNOWN)
-  const resourceUrl = checkResource(value.resource)
-  const resource = value.resource as string
-  if (!Array.isArray(value.authorizationServers) || value.authorizationServers.length === 0) {
-    fail('authorizationServers', 'expected a non-empty array of issuer URLs (RFC 9728 authorization_servers)')
-  }
-  const authorizationServers = Object.freeze((value.authorizationServers as unknown[]).map((s, i) => checkIssuer(`authorizationServers[${i}]`, s)))
-  if (value.verifyAccessToken !== undefined && typeof value.verifyAccessToken !== 'function') {
-    fail('verifyAccessToken', 'expected a function (token, request) returning the token\'s facts, or null for an invalid token')
-  }
-  if (value.verifyAccessToken !== undefined && value.jwt !== undefined) {
-    fail('jwt', 'give either verifyAccessToken (your own verifier) or jwt (settings of the built-in one), not both')
-  }
-  const verifier: ResolvedVerifier = typeof value.verifyAccessToken === 'function'
-    ? { kind: 'custom', verify: value.verifyAccessToken as AccessTokenVerifier }
-    : { kind: 'jwt', settings: checkJwt(value.jwt, authorizationServers, resource) }
-  const resourceName = value.resourceName
-  if (resourceName !== undefined && (typeof resourceName !== 'string' || resourceName.length === 0)) fail('resourceName', 'expected a non-empty string')
-  const doc = value.resourceDocumentation
-  if (doc !== undefined && (typeof doc !== 'string' || !URL.canParse(doc))) fail('resourceDocumentation', 'expected a URL')
-  return Object.freeze({
-    resource,
-    resourceUrl,
-    authorizationServers,
-    scopesSupported: scopeList('scopesSupported', value.scopesSupported),
-    requiredScopes: scopeList('requiredScopes', value.requiredScopes),
-    methodScopes: scopeMap('methodScopes', value.methodScopes),
-    impliedScopes: scopeMap('impliedScopes', value.impliedScopes),
-    verifier,
-    tokenCache: checkTokenCache(value.tokenCache),
-    filterLists: optionalBoolean('filterLists', value.filterLists, false),
-    exposeToken: optionalBoolean('exposeToken', value.exposeToken, false),
-    serveMetadata: optionalBoolean('serveMetadata', value.serveMetadata, true),
-    resourceName: resourceName as string | undefined,
-    resourceDocumentation: doc as string | undefined
-  })
+  return check(maybe(AUTHORIZATION), value, 'authorization', (path, message) => new FST_MCP_INVALID_OPTION(path, message))
 }

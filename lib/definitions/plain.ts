@@ -7,6 +7,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
+import { array, check, custom, func, group, type GroupValue, map, string, type Spec } from '../check/option-spec.js'
 
 export function deepFreeze<T> (value: T): T {
   if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -46,17 +47,31 @@ export function copyFields (from: Record<string, unknown>, to: Record<string, un
   }
 }
 
-export function optionalString (value: unknown, where: string, field: string): void {
-  if (value !== undefined && typeof value !== 'string') throw new FST_MCP_INVALID_DEFINITION(where, `"${field}" must be a string`)
+/** Any value: checked later, against the listed item's spec schema (`checkListed`). */
+export const LISTED = custom('a value of the listed item', (value) => value)
+export const TEXT = string({})
+
+const SCOPE_NAME = string({ nonEmpty: true, required: true, expects: 'a scope name (a non-empty string without spaces)' })
+/** `scopes?: string[]`: copied and frozen, or undefined when empty. */
+export const SCOPES = map(array(custom(SCOPE_NAME.expects, (value, at) => {
+  const name = SCOPE_NAME.read(value, at)
+  if (/\s/.test(name)) at.expected(SCOPE_NAME)
+  return name
+}, true), { expects: 'an array of scope names (non-empty strings without spaces)' }),
+(list): readonly string[] | undefined => list === undefined || list.length === 0 ? undefined : Object.freeze([...new Set(list)]))
+
+/** A function; `expects` says how it is called. */
+export function callback<F extends (...args: any[]) => unknown> (expects: string, required?: true): Spec<F> {
+  return func<F, { required?: true }>(expects, required === true ? { required } : {}) as Spec<F>
 }
 
-/** `scopes?: string[]`: copied and frozen, or undefined when empty. */
-export function checkScopes (value: unknown, where: string): readonly string[] | undefined {
-  if (value === undefined) return undefined
-  if (!Array.isArray(value) || !value.every((s) => typeof s === 'string' && s.length > 0 && !/\s/.test(s))) {
-    throw new FST_MCP_INVALID_DEFINITION(where, '"scopes" must be an array of scope names (non-empty strings without spaces)')
-  }
-  return value.length === 0 ? undefined : Object.freeze([...new Set(value as string[])])
+/**
+ * Checks a definition's fields with the shared checker (lib/check/): unknown
+ * fields are refused, the known ones listed; a bad one is named in the error.
+ */
+export function checkDefinition<F extends Record<string, Spec<any>>> (fields: F, definition: unknown, where: string): GroupValue<F> {
+  return check(group(fields, { required: true }), definition, '', (path, message) =>
+    new FST_MCP_INVALID_DEFINITION(where, path === '' ? message : `"${path}": ${message}`), 'field')
 }
 
 /** A listed item must match its spec schema (`Tool`, `Prompt`, ...): the first mismatch is named at definition time. */

@@ -11,14 +11,13 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { checkKnownKeys } from './known-keys.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, ObjectSchema } from './schema-types.js'
@@ -59,7 +58,18 @@ export interface CompiledPrompt {
 }
 
 const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
-const PROMPT_KEYS = ['title', 'description', 'arguments', 'icons', '_meta', 'scopes', 'complete', 'handler']
+
+/** What a prompt definition may hold (`PromptDefinition`); the listed fields are checked against `Prompt` once built. */
+const PROMPT_FIELDS = {
+  title: TEXT,
+  description: TEXT,
+  arguments: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  scopes: SCOPES,
+  complete: LISTED,
+  handler: callback('a function (args, ctx) returning the prompt or its text', true)
+}
 
 function isStringSchema (schema: unknown): boolean {
   if (!isPlainObject(schema)) return false
@@ -111,17 +121,13 @@ export interface PromptEntry extends CatalogEntry {
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
 export function compilePromptEntry (name: string, definition: PromptDefinition<any>, origin: string): PromptEntry {
   const where = `prompt "${name}"`
-  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { arguments?, handler, ... }')
-  checkKnownKeys(definition, PROMPT_KEYS, where)
-  if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
-  optionalString(definition.title, where, 'title')
-  optionalString(definition.description, where, 'description')
+  const { scopes } = checkDefinition(PROMPT_FIELDS, definition, where)
   const schema = adaptSchema(definition.arguments ?? NO_ARGUMENTS, { where: `${where} (arguments)`, root: 'arguments', direction: 'input' })
   const prompt: Record<string, unknown> = { name }
-  copyFields(definition as Record<string, unknown>, prompt, ['title', 'description'], where)
+  copyFields(definition as unknown as Record<string, unknown>, prompt, ['title', 'description'], where)
   const args = listedArguments(schema.listed, `${where} (arguments)`)
   if (args.length > 0) prompt.arguments = args
-  copyFields(definition as Record<string, unknown>, prompt, ['icons', '_meta'], where)
+  copyFields(definition as unknown as Record<string, unknown>, prompt, ['icons', '_meta'], where)
   checkListed(Prompt, prompt, where, 'Prompt')
   let completers: Record<string, Completer> | undefined
   if (definition.complete !== undefined) {
@@ -134,7 +140,6 @@ export function compilePromptEntry (name: string, definition: PromptDefinition<a
     }
     Object.freeze(completers)
   }
-  const scopes = checkScopes(definition.scopes, where)
   deepFreeze(prompt)
   return {
     name,

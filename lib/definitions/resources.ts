@@ -9,7 +9,7 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
@@ -17,7 +17,6 @@ import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { resourceNotFound } from '../protocol/mcp-error.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { checkKnownKeys } from './known-keys.js'
 import { parseUriTemplate, type TemplateVariableNames, type TemplateVariables, type UriTemplate } from './uri-template.js'
 import {
   type Annotations,
@@ -73,7 +72,23 @@ export interface DefinedResources {
 
 const DESCRIPTIVE = ['title', 'description', 'mimeType'] as const
 const EXTRA = ['annotations', 'icons', '_meta'] as const
-const RESOURCE_KEYS = ['uri', 'uriTemplate', 'title', 'description', 'mimeType', 'annotations', 'icons', '_meta', 'size', 'scopes', 'list', 'complete', 'read']
+
+/** What a resource definition may hold (`ResourceDefinition`); the listed fields are checked against `Resource`/`ResourceTemplate` once built. */
+const RESOURCE_FIELDS = {
+  uri: LISTED,
+  uriTemplate: LISTED,
+  title: TEXT,
+  description: TEXT,
+  mimeType: TEXT,
+  annotations: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  size: LISTED,
+  scopes: SCOPES,
+  list: callback('a function (ctx) returning the resources of the template'),
+  complete: LISTED,
+  read: callback('a function returning the contents or their text', true)
+}
 
 function contentsOf (value: ReadReturn, uri: string, mimeType: string | undefined): ReadResourceResult {
   if (typeof value !== 'string') return value
@@ -96,12 +111,8 @@ export interface ResourceEntry extends CatalogEntry {
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
 export function compileResourceEntry (name: string, definition: ResourceDefinition<any>, origin: string): ResourceEntry {
   const where = `resource "${name}"`
-  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { uri or uriTemplate, read, ... }')
-  checkKnownKeys(definition as Record<string, unknown>, RESOURCE_KEYS, where)
   const def = definition as Record<string, any>
-  if (typeof def.read !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"read" is not a function')
-  for (const field of DESCRIPTIVE) optionalString(def[field], where, field)
-  const scopes = checkScopes(def.scopes, where)
+  const { scopes } = checkDefinition(RESOURCE_FIELDS, definition, where)
   const mimeType = def.mimeType as string | undefined
   if (def.uri !== undefined && def.uriTemplate !== undefined) throw new FST_MCP_INVALID_DEFINITION(where, 'give either "uri" or "uriTemplate", not both')
   if (def.uri !== undefined) {
@@ -117,7 +128,6 @@ export function compileResourceEntry (name: string, definition: ResourceDefiniti
   }
   if (def.uriTemplate === undefined) throw new FST_MCP_INVALID_DEFINITION(where, 'needs a "uri" (one resource) or a "uriTemplate" (a family of them)')
   const template = parseUriTemplate(def.uriTemplate as string, where)
-  if (def.list !== undefined && typeof def.list !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"list" is not a function')
   const listed: Record<string, unknown> = { uriTemplate: template.template, name }
   copyFields(def, listed, DESCRIPTIVE, where)
   copyFields(def, listed, EXTRA, where)

@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { checkListed, checkScopes, copyFields, deepFreeze, isPlainObject, optionalString } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { LISTED_TOOL } from '../server-module/listed-tool.js'
@@ -18,7 +18,6 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { checkKnownKeys } from './known-keys.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
@@ -84,28 +83,37 @@ export interface CompiledTool {
 }
 
 const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
-const TOOL_KEYS = ['title', 'description', 'input', 'output', 'annotations', 'icons', '_meta', 'scopes', 'handler']
 
-function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, compiled: CompiledTool } {
+/** What a tool definition may hold (`ToolDefinition`); the listed fields are checked against `Tool` once built. */
+const TOOL_FIELDS = {
+  title: TEXT,
+  description: TEXT,
+  input: LISTED,
+  output: LISTED,
+  annotations: LISTED,
+  icons: LISTED,
+  _meta: LISTED,
+  scopes: SCOPES,
+  handler: callback('a function (args, ctx) returning the result', true)
+}
+
+function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, compiled: CompiledTool, scopes: readonly string[] | undefined } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
-  if (!isPlainObject(definition)) throw new FST_MCP_INVALID_DEFINITION(where, 'expected an object { input?, output?, handler, ... }')
-  checkKnownKeys(definition as Record<string, unknown>, TOOL_KEYS, where)
-  if (typeof definition.handler !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, '"handler" is not a function')
-  optionalString(definition.title, where, 'title')
-  optionalString(definition.description, where, 'description')
+  const { scopes } = checkDefinition(TOOL_FIELDS, definition, where)
   const tool: Record<string, unknown> = { name }
-  copyFields(definition as Record<string, unknown>, tool, ['title', 'description'], where)
+  copyFields(definition as unknown as Record<string, unknown>, tool, ['title', 'description'], where)
   const input = adaptSchema(definition.input ?? NO_ARGUMENTS, { where: `${where} (input)`, root: 'arguments', direction: 'input' })
   // A defaulted argument may be left out: not listed as required.
   tool.inputSchema = defaultsOptional(input.listed)
   // the handler's own object is checked as it is: no defaults written into it
   const output = definition.output === undefined ? undefined : adaptSchema(definition.output, { where: `${where} (output)`, root: 'result', direction: 'output' })
   if (output !== undefined) tool.outputSchema = output.listed
-  copyFields(definition as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
+  copyFields(definition as unknown as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
   checkListed(Tool, tool, where, 'Tool')
   return {
     tool: tool as Tool,
+    scopes,
     compiled: { name, input: input.validator, output: output?.validator, handler: definition.handler }
   }
 }
@@ -158,8 +166,7 @@ export interface ToolEntry extends CatalogEntry {
 
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
 export function compileToolEntry (name: string, definition: ToolDefinition<any, any>, origin: string): ToolEntry {
-  const { tool, compiled } = compileTool(name, definition as ToolDefinition<ObjectSchema, unknown>)
-  const scopes = checkScopes(definition.scopes, `tool "${name}"`)
+  const { tool, compiled, scopes } = compileTool(name, definition as ToolDefinition<ObjectSchema, unknown>)
   deepFreeze(tool)
   return { name, listed: tool, json: JSON.stringify(tool), view: 'tools', origin, compiled, scopes }
 }

@@ -37,7 +37,7 @@ export function createDiscoverResponder (state: EndpointState): DiscoverResponde
     return prepareResult(result)
   }
 
-  const hints = options.discover
+  const hints = options.cacheHints.discover
   if (isStatic(hints)) {
     const prepared = build(hints.ttlMs, hints.cacheScope)
     return (id) => preparedResponse(id, prepared)

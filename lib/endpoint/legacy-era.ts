@@ -124,7 +124,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
       logLevel: caps.logging !== undefined ? legacyLogLevel.levelFor(request) : undefined,
       progressMessage: protocolVersion !== '2024-11-05',
-      maxBufferedBytes: options.maxStreamBufferBytes
+      maxStreamBufferBytes: options.limits.maxStreamBufferBytes
     })
     const clientRequests = entry.asksClient === true ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)

@@ -89,11 +89,11 @@ export function createModernHandler (state: EndpointState): EraHandler {
   const { options, subscriptions, tasks } = state
   const caps = state.capabilities.modern
   const respondDiscover = createDiscoverResponder(state)
-  const cacheHints = options.cache
+  const cacheHints = options.cacheHints.results
   const serverInfo = options.serverInfo
   const respondListen = createListenResponder(subscriptions, caps)
-  const codec = new RequestStateCodec(options.requestStateKeys)
-  const paramHeaders = new ParamHeaderValidator(options.server, options.validateParamHeaders)
+  const codec = new RequestStateCodec(options.requestState.secret)
+  const paramHeaders = new ParamHeaderValidator(options.server, options.validate.paramHeaders)
 
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
     const out: JsonObject = { ...result }
@@ -247,11 +247,11 @@ export function createModernHandler (state: EndpointState): EraHandler {
     const streamedLevel = caps.logging !== undefined ? logLevel : undefined
     // With neither a progress token nor a log level nothing can be streamed: the answer is plain JSON.
     const stream = progressToken !== undefined || streamedLevel !== undefined
-      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxBufferedBytes: options.maxStreamBufferBytes })
+      ? new RequestStream(request, reply, { progressToken, logLevel: streamedLevel, maxStreamBufferBytes: options.limits.maxStreamBufferBytes })
       : undefined
     let replay: InputReplay | undefined
     if (entry.asksClient === true) {
-      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestStateTtlMs, caller: () => callerOf(request) })
+      const opened = openInputRound({ method, params, clientCapabilities, codec, ttlMs: options.requestState.ttlMs, caller: () => callerOf(request) })
       if (!opened.ok) return sendError(reply, 400, id, ErrorCode.InvalidParams, opened.message)
       replay = opened.replay
     }

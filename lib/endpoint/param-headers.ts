@@ -6,7 +6,7 @@
  * -32020), so what a load balancer routed on is what the tool runs with.
  *
  * The annotations come from the module's own `listTools`, called with the
- * request's ctx. When to call it (`validateParamHeaders`):
+ * request's ctx. When to call it (`validate.paramHeaders`):
  * - `'always'`: on every modern tools/call;
  * - `'never'`: not at all (no validation);
  * - `'auto'` (default): when the request carries an `Mcp-Param-*` header, or

@@ -36,10 +36,10 @@ export interface EndpointState {
     readonly legacy: LegacyServerCapabilities
     readonly modern: ModernServerCapabilities
   }
-  /** Present with `validateResults`: checks handler results against their wire schemas. */
+  /** Present with `validate.results`: checks handler results against their wire schemas. */
   readonly resultCheck: ResultCheck | undefined
   readonly filterList: ListFilter | undefined
-  /** Handlers still running: timed out after `handlerTimeoutMs`, stopped and answered on close. */
+  /** Handlers still running: timed out after `limits.handlerTimeoutMs`, stopped and answered on close. */
   readonly inFlight: InFlight
   /** The event bus and the answer router (given, or in this process's memory). */
   readonly parts: SharedParts
@@ -67,14 +67,14 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
-  const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks }) as ModernServerCapabilities
-  const parts = new SharedParts({ eventBus: options.eventBus, answerRouter: options.answerRouter })
-  const pending = new PendingRequests(options.clientRequestTimeoutMs, () => parts.router.requestId())
+  const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks !== undefined }) as ModernServerCapabilities
+  const parts = new SharedParts({ eventBus: options.scale.eventBus, answerRouter: options.scale.answerRouter })
+  const pending = new PendingRequests(options.limits.clientRequestTimeoutMs, () => parts.router.requestId())
   const legacyLogLevel = new LegacyLogLevel((event) => parts.bus.publish(event).then(() => {}))
   const subscriptions = new SubscriptionRegistry({
-    keepAliveMs: options.keepAliveMs,
     serverInfo: options.serverInfo,
-    limits: { maxStreams: options.maxListenStreams, maxStreamsPerCaller: options.maxListenStreamsPerCaller, maxBufferedBytes: options.maxStreamBufferBytes }
+    listen: options.limits.listen,
+    maxStreamBufferBytes: options.limits.maxStreamBufferBytes
   })
   // Runtime definition changes: served from the next request, told to the streams;
   // remove/disable/enable confirmed by every other instance on the bus.
@@ -125,16 +125,16 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
 
   // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
   let tasks: TaskService | undefined
-  if (options.tasks) {
+  if (options.tasks !== undefined) {
     try {
-      tasks = new TaskService({ limits: options.taskLimits, owner: options.taskOwner, store: options.taskStore, bus: parts.bus, log, maxInputBytes: options.taskMaxArgumentBytes, toolErrors: options.toolErrors })
+      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.toolErrors })
     } catch (err) {
       changes.close()
       await parts.close()
-      throw new FST_MCP_INVALID_OPTION('taskOptions.store', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
+      throw new FST_MCP_INVALID_OPTION('scale.taskStore', `the store could not be made: ${err instanceof Error ? err.message : String(err)}`)
     }
   }
-  const inFlight = new InFlight(options.handlerTimeoutMs)
+  const inFlight = new InFlight(options.limits.handlerTimeoutMs)
 
   let closed: Promise<void> | undefined
   return Object.freeze({
@@ -142,7 +142,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
     capabilities: Object.freeze({ legacy, modern }),
-    resultCheck: options.validateResults ? createResultCheck() : undefined,
+    resultCheck: options.validate.results ? createResultCheck() : undefined,
     filterList,
     inFlight,
     parts,

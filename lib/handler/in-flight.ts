@@ -46,15 +46,15 @@ function requestKey (caller: string, id: RequestId): string {
 }
 
 export class InFlight {
-  readonly #timeoutMs: number
+  readonly #handlerTimeoutMs: number
   readonly #entries = new Set<Entry>()
   /** Cancellable entries by caller and request id (one client may reuse an id across connections). */
   readonly #byRequest = new Map<string, Set<Entry>>()
   #closed = false
 
-  /** `timeoutMs: 0` never times a handler out. */
-  constructor (timeoutMs: number) {
-    this.#timeoutMs = timeoutMs
+  /** `handlerTimeoutMs: 0` never times a handler out. */
+  constructor (handlerTimeoutMs: number) {
+    this.#handlerTimeoutMs = handlerTimeoutMs
   }
 
   /** Handlers pending now. */
@@ -88,8 +88,8 @@ export class InFlight {
         return
       }
       if (cancellableBy !== undefined) this.#index(entry, requestKey(cancellableBy.caller, cancellableBy.id))
-      if (this.#timeoutMs > 0) {
-        timer = setTimeout(() => entry.stop(TIMED_OUT), this.#timeoutMs)
+      if (this.#handlerTimeoutMs > 0) {
+        timer = setTimeout(() => entry.stop(TIMED_OUT), this.#handlerTimeoutMs)
         timer.unref()
       }
       pending.then((outcome) => finish(outcome, undefined))

@@ -69,7 +69,7 @@ export function invokeHandler (
   entry: ModuleMethod,
   params: JsonObject,
   ctx: HandlerContext,
-  /** `validateResults`: checks each result against its method's wire schema. */
+  /** `validate.results`: checks each result against its method's wire schema. */
   check?: ResultCheck,
   /** `toolErrors`: what a tool handler's throw tells the client. */
   toolErrors: ToolErrorMode = DEFAULT_TOOL_ERROR_MODE

@@ -17,8 +17,8 @@ import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
 export interface TaskHost {
-  /** Bytes of its request a task may keep. */
-  readonly maxInputBytes: number
+  /** Heap bytes of its request a task may keep, estimated (`tasks.maxArgumentBytes`). */
+  readonly maxArgumentBytes: number
   /** Stores a task and starts `work` in it; undefined when the store had no room and the task is not required. */
   createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean): Promise<JsonObject | undefined>
 }

@@ -1,5 +1,5 @@
 /**
- * `validateResults`: every handler result checked against its method's wire
+ * `validate.results`: every handler result checked against its method's wire
  * schema (protocol/schemas.ts) for the request's era, before it is sent. A
  * mismatch is the server's bug: logged with each failing path, answered
  * -32603 without details. Validators are compiled once, at registration,

@@ -27,14 +27,14 @@ interface Entry {
 }
 
 export class PendingRequests {
-  readonly #timeoutMs: number
+  readonly #clientRequestTimeoutMs: number
   readonly #newId: () => string
   readonly #entries = new Map<string, Entry>()
   #closed = false
 
   /** `newId` mints request ids (the answer router's, so answers can find their way back). */
-  constructor (timeoutMs: number, newId: () => string = randomUUID) {
-    this.#timeoutMs = timeoutMs
+  constructor (clientRequestTimeoutMs: number, newId: () => string = randomUUID) {
+    this.#clientRequestTimeoutMs = clientRequestTimeoutMs
     this.#newId = newId
   }
 
@@ -57,8 +57,8 @@ export class PendingRequests {
       }
       const timer = setTimeout(() => {
         this.#finish(id)?.reject(new McpError(REQUEST_TIMEOUT_CODE,
-          `Request timed out: the client did not answer ${method} within ${this.#timeoutMs} ms`))
-      }, this.#timeoutMs)
+          `Request timed out: the client did not answer ${method} within ${this.#clientRequestTimeoutMs} ms`))
+      }, this.#clientRequestTimeoutMs)
       timer.unref()
       this.#entries.set(id, { method, caller, resolve, reject, timer })
     })

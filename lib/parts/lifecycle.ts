@@ -45,7 +45,7 @@ export class SharedParts {
 
   /** Claims the given parts (see `claimParts`) and makes the missing ones in memory. */
   constructor (given: GivenParts) {
-    claimParts({ eventBus: given.eventBus, answerRouter: given.answerRouter })
+    claimParts({ 'scale.eventBus': given.eventBus, 'scale.answerRouter': given.answerRouter })
     this.bus = given.eventBus ?? new MemoryEventBus()
     this.router = given.answerRouter ?? new MemoryAnswerRouter()
   }

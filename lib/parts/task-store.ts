@@ -120,7 +120,7 @@ export interface TaskStore {
   close (): Promise<void>
 }
 
-/** Builds an endpoint's task store from its limits (the `taskOptions.store` option). */
+/** Builds an endpoint's task store from its limits (the `scale.taskStore` option). */
 export type TaskStoreFactory = (limits: TaskLimits) => TaskStore
 
 /** JSON-RPC error code for a task whose result could not be kept. */

@@ -8,7 +8,7 @@
  *
  *   await app.register(mcp, {
  *     server, serverInfo, tasks: true,
- *     requestStateSecret: process.env.MCP_REQUEST_STATE_SECRET,
+ *     requestState: { secret: process.env.MCP_REQUEST_STATE_SECRET },
  *     scale: redisScale({ url: process.env.REDIS_URL, prefix: 'notes:' })
  *   })
  *
@@ -38,7 +38,7 @@ export { RedisTaskStore, redisTaskStore } from './redis-task-store.js'
 export interface RedisScale {
   eventBus: EventBus
   answerRouter: AnswerRouter
-  /** Task records (`tasks: true`): builds the store from the endpoint's `taskOptions` limits. */
+  /** Task records (`tasks: true`): builds the store from the limits of the endpoint's `tasks` option. */
   taskStore: TaskStoreFactory
 }
 

@@ -23,6 +23,8 @@
  * needing Redis gets an error quickly, never a hang.
  */
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
+import { array, check, custom, group, integer, maybe } from '../check/option-spec.js'
+import { FST_MCP_INVALID_OPTION } from '../errors.js'
 
 export const DEFAULT_KEY_PREFIX = 'mcp:'
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
@@ -80,13 +82,6 @@ function reconnectDelay (attempt: number): number {
   return Math.min(50 * attempt, MAX_RECONNECT_DELAY_MS)
 }
 
-function positiveMs (name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value <= 0) {
-    throw new TypeError(`redis option "${name}": expected a positive integer (milliseconds)`)
-  }
-  return value
-}
 
 /** Where the connection goes, for messages (never its password). */
 function describe (url: string | undefined, client: RedisClient): string {
@@ -136,6 +131,41 @@ function clusterFrom (cluster: RedisClusterOptions, options: ClusterOptions): Cl
   return new Cluster(startup, { ...options, redisOptions })
 }
 
+const REDIS_URL_SPEC = custom('a redis:// or rediss:// URL', (value, at) => {
+  if (value !== undefined && (typeof value !== 'string' || !REDIS_URL.test(value) || !URL.canParse(value))) at.error('expected a redis:// or rediss:// URL')
+  return value as string | undefined
+})
+
+/** The connection options, checked by the shared checker (lib/check/): named `redis.<key>` in errors. */
+const CONNECTION = group({
+  url: REDIS_URL_SPEC,
+  cluster: maybe(group({
+    nodes: array(custom(REDIS_URL_SPEC.expects, (value, at) => REDIS_URL_SPEC.read(value ?? null, at) as string, true),
+      { nonEmpty: true, required: true, expects: 'a non-empty array of redis:// or rediss:// URLs of some cluster nodes' })
+  })),
+  client: custom('an ioredis client (Redis or Cluster)', (value, at) => {
+    if (value !== undefined && !isClient(value)) at.error('expected an ioredis client (Redis or Cluster)')
+    return value as RedisClient | undefined
+  }),
+  // A brace would change which part of a key Redis Cluster hashes, and so where the parts' keys meet.
+  prefix: custom('a string without "{" or "}"', (value, at) => {
+    if (value === undefined) return DEFAULT_KEY_PREFIX
+    if (typeof value !== 'string') at.error('expected a string')
+    if (/[{}]/.test(value as string)) at.error('must not contain "{" or "}" (the parts add their own hash tags)')
+    return value as string
+  }),
+  connectTimeoutMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_CONNECT_TIMEOUT_MS }),
+  commandTimeoutMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_COMMAND_TIMEOUT_MS })
+}, {
+  required: true,
+  finish: (options, at) => {
+    if ([options.url, options.client, options.cluster].filter((given) => given !== undefined).length !== 1) {
+      at.error('give exactly one of "url" (a redis:// URL), "cluster" ({ nodes: [URLs] }) and "client" (an ioredis client)')
+    }
+    return options
+  }
+})
+
 /** How channels are subscribed and published: classic, or sharded on a cluster whose servers have it. */
 type PubSubMode = 'classic' | 'sharded'
 
@@ -162,22 +192,10 @@ export class RedisConnection {
   #closed: Promise<void> | undefined
 
   constructor (options: RedisConnectionOptions) {
-    if (options === null || typeof options !== 'object') throw new TypeError('redis: expected options { url }, { cluster } or { client }')
-    const { url, client, cluster } = options
-    if ([url, client, cluster].filter((given) => given !== undefined).length !== 1) {
-      throw new TypeError('redis: give exactly one of "url" (a redis:// URL), "cluster" ({ nodes: [URLs] }) and "client" (an ioredis client)')
-    }
-    if (url !== undefined && (typeof url !== 'string' || !REDIS_URL.test(url) || !URL.canParse(url))) {
-      throw new TypeError('redis option "url": expected a redis:// or rediss:// URL')
-    }
-    if (client !== undefined && !isClient(client)) throw new TypeError('redis option "client": expected an ioredis client (Redis or Cluster)')
-    const prefix = options.prefix ?? DEFAULT_KEY_PREFIX
-    if (typeof prefix !== 'string') throw new TypeError('redis option "prefix": expected a string')
-    // A brace would change which part of a key Redis Cluster hashes, and so where the parts' keys meet.
-    if (/[{}]/.test(prefix)) throw new TypeError('redis option "prefix": must not contain "{" or "}" (the parts add their own hash tags)')
+    const { url, client, cluster, prefix, connectTimeoutMs, commandTimeoutMs } = check(CONNECTION, options, 'redis', (path, message) => new FST_MCP_INVALID_OPTION(path, message))
     this.prefix = prefix
-    this.connectTimeoutMs = positiveMs('connectTimeoutMs', options.connectTimeoutMs, DEFAULT_CONNECT_TIMEOUT_MS)
-    this.commandTimeoutMs = positiveMs('commandTimeoutMs', options.commandTimeoutMs, DEFAULT_COMMAND_TIMEOUT_MS)
+    this.connectTimeoutMs = connectTimeoutMs
+    this.commandTimeoutMs = commandTimeoutMs
 
     const onError = (err: Error): void => { this.#lastError = err }
     if (client !== undefined) {

@@ -459,8 +459,8 @@ export class RedisTaskStore implements TaskStore {
 }
 
 /**
- * `taskOptions.store` for the plugin: task records on Redis, with the limits
- * of the endpoint's `taskOptions`. Takes a `RedisConnection` (shared with the
+ * `scale.taskStore` for the plugin: task records on Redis, with the limits
+ * of the endpoint's `tasks` option. Takes a `RedisConnection` (shared with the
  * other Redis parts) or its options (`{ url }` or `{ client }`, `prefix`, timeouts).
  */
 export function redisTaskStore (connection: RedisConnection | RedisConnectionOptions): TaskStoreFactory {

@@ -14,7 +14,7 @@
  * the route's job, with its own schemas, coercion and error messages.
  */
 import { FST_MCP_INVALID_ROUTE_TOOL, FST_MCP_ROUTE_ARGUMENT_COLLISION } from '../errors.js'
-import { checkListed, checkScopes, deepFreeze, isPlainObject } from '../definitions/plain.js'
+import { checkDefinition, checkListed, deepFreeze, isPlainObject, SCOPES } from '../definitions/plain.js'
 import { TOOL_NAME, type ToolEntry } from '../definitions/tools.js'
 import { Invalid, type Validator } from '../definitions/validation.js'
 import { Tool, type ToolAnnotations } from '../protocol/schemas.js'
@@ -198,7 +198,7 @@ export function routeToolEntry (route: CollectedRoute, shared: SharedSchemas, ha
     if (mcp.icons !== undefined) tool.icons = mcp.icons
     if (mcp._meta !== undefined) tool._meta = mcp._meta
     checkListed(Tool, tool, `tool "${name}" (route ${where})`, 'Tool')
-    const scopes = checkScopes(mcp.scopes, `tool "${name}"`)
+    const { scopes } = checkDefinition({ scopes: SCOPES }, { scopes: mcp.scopes }, `tool "${name}"`)
 
     const plan: RoutePlan = {
       tool: name,

@@ -6,8 +6,8 @@
  * shared schema is known) each becomes a definition in the tools catalogue.
  */
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { FST_MCP_INVALID_OPTION, FST_MCP_INVALID_ROUTE_TOOL } from '../errors.js'
-import { isPlainObject } from '../definitions/plain.js'
+import { FST_MCP_INVALID_ROUTE_TOOL } from '../errors.js'
+import { array, custom, func, group, integer, toggle } from '../check/option-spec.js'
 import type { Catalog } from '../definitions/catalog.js'
 import type { ToolEntry } from '../definitions/tools.js'
 import type { HandlerContext } from '../server-module/contract.js'
@@ -38,29 +38,27 @@ export interface RoutesOptions {
   maxResponseBytes?: number
 }
 
-export function checkRoutesOption (value: unknown): RouteCallSettings | undefined {
-  if (value === undefined || value === false) return undefined
-  if (value === true) return { forwardHeaders: [], headers: undefined, maxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES }
-  if (!isPlainObject(value)) throw new FST_MCP_INVALID_OPTION('routes', 'expected true or an object { forwardHeaders?, headers?, maxResponseBytes? }')
-  for (const key of Object.keys(value)) {
-    if (!['forwardHeaders', 'headers', 'maxResponseBytes'].includes(key)) throw new FST_MCP_INVALID_OPTION(`routes.${key}`, 'unknown option (known: forwardHeaders, headers, maxResponseBytes)')
+const FORWARDED_HEADER = custom('a header name', (value, at): string => {
+  if (typeof value !== 'string' || value.length === 0) at.error('expected a header name')
+  const name = (value as string).toLowerCase()
+  if (RESERVED_HEADERS.has(name) && name !== 'authorization' && name !== 'cookie' && name !== 'proxy-authorization') {
+    at.error(`"${name}" belongs to the MCP request's framing and cannot be forwarded`)
   }
-  const forward = value.forwardHeaders ?? []
-  if (!Array.isArray(forward) || !forward.every((h) => typeof h === 'string' && h.length > 0)) {
-    throw new FST_MCP_INVALID_OPTION('routes.forwardHeaders', 'expected an array of header names')
-  }
-  const lower = forward.map((h: string) => h.toLowerCase())
-  const framing = lower.find((h) => RESERVED_HEADERS.has(h) && h !== 'authorization' && h !== 'cookie' && h !== 'proxy-authorization')
-  if (framing !== undefined) throw new FST_MCP_INVALID_OPTION('routes.forwardHeaders', `"${framing}" belongs to the MCP request's framing and cannot be forwarded`)
-  if (value.headers !== undefined && typeof value.headers !== 'function') throw new FST_MCP_INVALID_OPTION('routes.headers', 'expected a function of the handler context returning headers')
-  const max = value.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-  if (typeof max !== 'number' || !Number.isSafeInteger(max) || max < 1) throw new FST_MCP_INVALID_OPTION('routes.maxResponseBytes', 'expected a positive integer (bytes)')
-  return {
-    forwardHeaders: [...new Set(lower)],
-    headers: value.headers as RouteCallSettings['headers'],
-    maxResponseBytes: max
-  }
-}
+  return name
+}, true)
+
+/** The `routes` option in the plugin's option tree: `true` takes every default, `false`/absent serves no route. */
+export const ROUTES_OPTION = toggle(group({
+  forwardHeaders: array(FORWARDED_HEADER, { expects: 'an array of header names' }),
+  headers: func<NonNullable<RouteCallSettings['headers']>>('a function of the handler context returning headers'),
+  maxResponseBytes: integer({ min: 1, unit: 'bytes', default: DEFAULT_MAX_RESPONSE_BYTES })
+}, {
+  finish: (routes): RouteCallSettings => ({
+    forwardHeaders: [...new Set(routes.forwardHeaders ?? [])],
+    headers: routes.headers,
+    maxResponseBytes: routes.maxResponseBytes
+  })
+}), false)
 
 const METHODS_NOT_TOOLS = new Set(['HEAD', 'OPTIONS'])
 

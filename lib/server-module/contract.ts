@@ -157,7 +157,7 @@ export type ServerModule = {
  * What the `server` option accepts: any object whose handler-named members
  * are functions, params and results unchecked by the compiler (modules
  * written before ServerModule was typed keep compiling; results can still be
- * checked at run time with `validateResults`).
+ * checked at run time with `validate.results`).
  */
 export type AnyServerModule = {
   [K in HandlerName]?: Handler<any, any>

@@ -19,7 +19,7 @@ export interface RequestStreamOptions {
   /** Whether `notifications/progress` may carry `message` (2025-03-26 and later). */
   progressMessage?: boolean
   /** Output queued for a client that does not read before the stream is dropped (`maxStreamBufferBytes`). */
-  maxBufferedBytes?: number
+  maxStreamBufferBytes?: number
 }
 
 /** A client that lists neither `text/event-stream` nor a wildcard in `Accept` only gets the final JSON. */
@@ -39,7 +39,7 @@ export class RequestStream {
   readonly #progressToken: RequestId | undefined
   readonly #logLevel: LogLevel | undefined
   readonly #progressMessage: boolean
-  readonly #maxBufferedBytes: number | undefined
+  readonly #maxStreamBufferBytes: number | undefined
   #sse: SseStream | undefined
   #done = false
   #lastProgress = -Infinity
@@ -50,7 +50,7 @@ export class RequestStream {
     this.#progressToken = options.progressToken
     this.#logLevel = options.logLevel
     this.#progressMessage = options.progressMessage ?? true
-    this.#maxBufferedBytes = options.maxBufferedBytes
+    this.#maxStreamBufferBytes = options.maxStreamBufferBytes
   }
 
   /** True once the response has switched to SSE. */
@@ -107,7 +107,7 @@ export class RequestStream {
     if (this.#sse !== undefined) this.#sse.end()
     else if (this.#reply.raw.destroyed || this.#reply.sent) return this.#reply
     else if (!acceptsEventStream(this.#request)) return this.#reply.code(204).send()
-    else new SseStream(this.#reply, this.#maxBufferedBytes).end()
+    else new SseStream(this.#reply, this.#maxStreamBufferBytes).end()
     return this.#reply
   }
 
@@ -122,7 +122,7 @@ export class RequestStream {
     }
     if (this.#sse === undefined) {
       if (this.#reply.raw.destroyed || this.#reply.sent || !acceptsEventStream(this.#request)) return false
-      this.#sse = new SseStream(this.#reply, this.#maxBufferedBytes)
+      this.#sse = new SseStream(this.#reply, this.#maxStreamBufferBytes)
     }
     return this.#sse.send(json)
   }

@@ -7,7 +7,7 @@
  * A client that does not read must not cost the server without end (issue
  * 11: ~3 MB of heap per stuck stream). Output queued for it is measured in
  * bytes (the socket's `writableLength` plus frames held here) and the stream
- * is dropped once that passes `maxBufferedBytes`. While the socket is
+ * is dropped once that passes `maxStreamBufferBytes`. While the socket is
  * backed up, frames wait here in one list and go out as one write on
  * `drain`: the socket's own queue would hold several objects per small frame.
  */
@@ -15,7 +15,7 @@ import type { ServerResponse } from 'node:http'
 import type { FastifyReply } from 'fastify'
 
 /** A client that has not read this much queued output is dropped, not buffered without end (the `maxStreamBufferBytes` default). */
-export const MAX_BUFFERED_BYTES = 256 * 1024
+export const DEFAULT_MAX_STREAM_BUFFER_BYTES = 256 * 1024
 
 const SSE_HEADERS = Object.freeze({
   'content-type': 'text/event-stream',
@@ -33,14 +33,14 @@ export function sseFrame (json: string): string {
 
 export class SseStream {
   readonly #raw: ServerResponse
-  readonly #maxBufferedBytes: number
+  readonly #maxStreamBufferBytes: number
   /** Frames waiting for the socket to drain, and their length. */
   #held: string[] = []
   #heldBytes = 0
 
   /** Takes the response over from Fastify and sends the status line and headers. */
-  constructor (reply: FastifyReply, maxBufferedBytes = MAX_BUFFERED_BYTES) {
-    this.#maxBufferedBytes = maxBufferedBytes
+  constructor (reply: FastifyReply, maxStreamBufferBytes = DEFAULT_MAX_STREAM_BUFFER_BYTES) {
+    this.#maxStreamBufferBytes = maxStreamBufferBytes
     const carried = reply.getHeaders()
     reply.hijack()
     const raw = reply.raw
@@ -89,7 +89,7 @@ export class SseStream {
     if (!this.open) return false
     const raw = this.#raw
     // String lengths, as Node counts writableLength: UTF-16 units, close to bytes for JSON text.
-    if (raw.writableLength + this.#heldBytes + chunk.length > this.#maxBufferedBytes) {
+    if (raw.writableLength + this.#heldBytes + chunk.length > this.#maxStreamBufferBytes) {
       this.#held = []
       this.#heldBytes = 0
       raw.destroy()

@@ -21,7 +21,7 @@ import { sendError } from '../response/reply.js'
 import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Implementation as ServerInfo } from '../protocol/schemas.js'
-import { MAX_BUFFERED_BYTES, SseStream } from './sse-writer.js'
+import { DEFAULT_MAX_STREAM_BUFFER_BYTES, SseStream } from './sse-writer.js'
 import type { ListName } from '../parts/event-bus.js'
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
@@ -66,11 +66,12 @@ interface Subscription {
   active: boolean
 }
 
-/** Bounds on open listen streams and on what one may queue for a client that does not read. */
-export interface ListenLimits {
+/** Bounds on open listen streams, and their keep-alive interval (`limits.listen`). */
+export interface ListenSettings {
   maxStreams: number
   maxStreamsPerCaller: number
-  maxBufferedBytes: number
+  /** 0 sends no keep-alive comments. */
+  keepAliveMs: number
 }
 
 /**
@@ -86,7 +87,6 @@ export interface StreamRefusal {
   data: { limit: number, scope: 'caller' | 'server' }
 }
 
-const UNLIMITED: ListenLimits = Object.freeze({ maxStreams: Number.MAX_SAFE_INTEGER, maxStreamsPerCaller: Number.MAX_SAFE_INTEGER, maxBufferedBytes: MAX_BUFFERED_BYTES })
 
 /** The filter of a listen request, or the reason it is not one. */
 export function parseFilter (value: unknown): SubscriptionFilter | string {
@@ -133,23 +133,23 @@ export function honouredFilter (requested: SubscriptionFilter, capabilities: Mod
 }
 
 export class SubscriptionRegistry {
-  readonly #keepAliveMs: number
   readonly #resultMetaTail: string
   readonly #all = new Set<Subscription>()
   readonly #lists: Record<ListName, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
   readonly #uris = new Map<string, Set<Subscription>>()
   readonly #tasks = new Map<string, Set<Subscription>>()
-  readonly #limits: ListenLimits
+  readonly #listen: ListenSettings
+  readonly #maxStreamBufferBytes: number
   /** Open streams per limit key (callers with none open are absent). */
   readonly #perCaller = new Map<string, number>()
   #delivered = 0
   #timer: NodeJS.Timeout | undefined
   #closed = false
 
-  /** `keepAliveMs: 0` sends no keep-alive comments; `limits` bound open streams and their queued bytes. */
-  constructor (options: { keepAliveMs: number, serverInfo: Readonly<ServerInfo>, limits?: ListenLimits }) {
-    this.#keepAliveMs = options.keepAliveMs
-    this.#limits = options.limits ?? UNLIMITED
+  /** `listen` bounds open streams and sets their keep-alive; `maxStreamBufferBytes` bounds what one may queue for a client that does not read. */
+  constructor (options: { serverInfo: Readonly<ServerInfo>, listen: ListenSettings, maxStreamBufferBytes?: number }) {
+    this.#listen = options.listen
+    this.#maxStreamBufferBytes = options.maxStreamBufferBytes ?? DEFAULT_MAX_STREAM_BUFFER_BYTES
     this.#resultMetaTail = ',' + JSON.stringify(SERVER_INFO_META) + ':' + JSON.stringify(options.serverInfo) + '}}}'
   }
 
@@ -165,7 +165,7 @@ export class SubscriptionRegistry {
 
   /** Why a stream for `limitKey` cannot be opened now, or undefined when it can. */
   refusal (limitKey: string): StreamRefusal | undefined {
-    const { maxStreams, maxStreamsPerCaller } = this.#limits
+    const { maxStreams, maxStreamsPerCaller } = this.#listen
     if ((this.#perCaller.get(limitKey) ?? 0) >= maxStreamsPerCaller) {
       return { status: 429, message: 'Too many open listen streams for this caller; close one first', data: { limit: maxStreamsPerCaller, scope: 'caller' } }
     }
@@ -181,7 +181,7 @@ export class SubscriptionRegistry {
    * Check `refusal(limitKey)` first.
    */
   open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply, caller?: string, limitKey = 'anonymous'): FastifyReply {
-    const sse = new SseStream(reply, this.#limits.maxBufferedBytes)
+    const sse = new SseStream(reply, this.#maxStreamBufferBytes)
     const idJson = JSON.stringify(id)
     sse.send('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{' +
       JSON.stringify(SUBSCRIPTION_ID_META) + ':' + idJson + '},"notifications":' + JSON.stringify(filter) + '}}')
@@ -291,8 +291,8 @@ export class SubscriptionRegistry {
       if (subs === undefined) this.#tasks.set(taskId, subs = new Set())
       subs.add(sub)
     }
-    if (this.#timer === undefined && this.#keepAliveMs > 0) {
-      this.#timer = setInterval(() => this.#keepAlive(), this.#keepAliveMs)
+    if (this.#timer === undefined && this.#listen.keepAliveMs > 0) {
+      this.#timer = setInterval(() => this.#keepAlive(), this.#listen.keepAliveMs)
       this.#timer.unref()
     }
   }

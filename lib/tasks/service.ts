@@ -37,7 +37,6 @@ import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
-import { DEFAULT_MAX_TASK_ARGUMENT_BYTES } from '../options.js'
 import { boundedWait } from '../common/timers.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import type { CallToolResult } from '../protocol/schemas.js'
@@ -62,8 +61,8 @@ export interface RunAsTaskOptions {
 const ASK_REFUSALS: Readonly<Record<AskRefusal, string>> = {
   gone: 'the task is gone',
   finished: 'the task has finished',
-  'too-large': 'the question is larger than a task may keep (taskOptions.maxTaskBytes)',
-  full: 'the task store has no room left for the question (taskOptions.maxStoredBytes)'
+  'too-large': 'the question is larger than a task may keep (tasks.maxTaskBytes)',
+  full: 'the task store has no room left for the question (tasks.maxStoredBytes)'
 }
 
 /** How long `close()` waits for a shared store to record that work here stopped. */
@@ -106,8 +105,8 @@ export interface TaskServiceOptions {
   /** Where task changes are published; without one, only this process hears them. */
   bus?: EventBus
   log: FastifyBaseLogger
-  /** Heap bytes of its request a task may keep, estimated (`taskOptions.maxArgumentBytes`); default 64 KiB. */
-  maxInputBytes?: number
+  /** Heap bytes of its request a task may keep, estimated (`tasks.maxArgumentBytes`). */
+  maxArgumentBytes: number
   /** What a task's work that throws answers (the `toolErrors` option); default `'message'`. */
   toolErrors?: ToolErrorMode
 }
@@ -117,7 +116,7 @@ export class TaskService implements TaskHost {
   readonly store: TaskStore
   readonly limits: TaskLimits
   readonly runs: TaskRuns
-  readonly maxInputBytes: number
+  readonly maxArgumentBytes: number
   readonly #owner: TaskOwner
   readonly #bus: EventBus | undefined
   readonly #log: FastifyBaseLogger
@@ -131,7 +130,7 @@ export class TaskService implements TaskHost {
     this.limits = options.limits
     this.store = options.store === undefined ? new MemoryTaskStore(options.limits) : options.store(options.limits)
     this.#owner = options.owner ?? callerOf
-    this.maxInputBytes = options.maxInputBytes ?? DEFAULT_MAX_TASK_ARGUMENT_BYTES
+    this.maxArgumentBytes = options.maxArgumentBytes
     this.#bus = options.bus
     this.#log = options.log
     this.#toolErrors = options.toolErrors ?? DEFAULT_TOOL_ERROR_MODE
@@ -150,7 +149,7 @@ export class TaskService implements TaskHost {
 
   ownerOf (request: FastifyRequest): string {
     const owner = this.#owner(request)
-    if (typeof owner !== 'string') throw new TypeError('the taskOptions.owner function must return a string')
+    if (typeof owner !== 'string') throw new TypeError('the tasks.owner function must return a string')
     return owner
   }
 
@@ -379,7 +378,7 @@ function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
  */
 export function canRunAsTask (ctx: HandlerContext): boolean {
   const scope = taskScope(ctx)
-  return scope?.tasks !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, scope, scope.tasks.maxInputBytes)
+  return scope?.tasks !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, scope, scope.tasks.maxArgumentBytes)
 }
 
 /** The request scope, when `ctx` serves a request (not a task) that may create a task. */
@@ -403,11 +402,11 @@ export async function runAsTask (
   // Inside a task already: the work runs in it.
   const scope = taskScope(ctx)
   const service = scope?.tasks
-  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, scope as RequestScope, service.maxInputBytes)) {
+  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, scope as RequestScope, service.maxArgumentBytes)) {
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxInputBytes} bytes of memory, estimated)`)
+      throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxArgumentBytes} bytes of memory, estimated)`)
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)

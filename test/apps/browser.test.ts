@@ -42,7 +42,7 @@ if (!existsSync(CHROMIUM)) {
       app.addHook('preHandler', async (request) => {
         if (request.url === '/mcp' && request.method === 'POST') seen.push({ method: (request.body as { method?: unknown }).method, version: request.headers['mcp-protocol-version'] })
       })
-      await app.register(mcpCapabilities, { server: appsServer(store), serverInfo: { name: 'apps-browser-test', version: '1.0.0' }, validateResults: true })
+      await app.register(mcpCapabilities, { server: appsServer(store), serverInfo: { name: 'apps-browser-test', version: '1.0.0' }, validate: { results: true } })
       app.get('/host.html', (_request, reply) => reply.type('text/html; charset=utf-8').send(HOST_PAGE))
       app.get('/host.js', (_request, reply) => reply.type('text/javascript; charset=utf-8').send(hostScript))
       await app.listen({ host: '127.0.0.1', port: 0 })

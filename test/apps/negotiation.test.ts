@@ -35,7 +35,7 @@ const UI_CAPABILITIES = { extensions: { [EXTENSION_ID]: { mimeTypes: [RESOURCE_M
 
 async function appsApp (t: Test, era: DeploymentEra = 'dual', store = new NoteStore()): Promise<FastifyInstance> {
   const app = Fastify()
-  await app.register(mcpCapabilities, { server: appsServer(store), serverInfo: { name: 'apps-test', version: '1.0.0' }, era, validateResults: true })
+  await app.register(mcpCapabilities, { server: appsServer(store), serverInfo: { name: 'apps-test', version: '1.0.0' }, era, validate: { results: true } })
   t.teardown(() => app.close())
   return app
 }

@@ -33,10 +33,13 @@ t.test('bad values fail with a coded error naming the field', async (t) => {
     [{ ...base, jwt: { jwks: { keys: [{ kty: 'oct', k: 'c2VjcmV0' }] } } }, /authorization\.jwt\.jwks.*public keys only/],
     [{ ...base, jwt: { bogus: 1 } }, /authorization\.jwt\.bogus/],
     [{ ...base, tokenCache: { maxEntries: 0 } }, /authorization\.tokenCache\.maxEntries/],
-    [{ ...base, tokenCache: true }, /authorization\.tokenCache/],
+    [{ ...base, tokenCache: 'on' }, /"authorization\.tokenCache": expected true, false or an object \{ maxEntries\?, maxTtlMs\? \}/],
+    [{ ...base, jwt: { issuers: ['https://a.example.com', 'ftp://b'] } }, /"authorization\.jwt\.issuers\[1\]"/],
+    [{ ...base, methodScopes: { 'tools/call': ['a b'] } }, /"authorization\.methodScopes\["tools\/call"\]\[0\]"/],
     [{ ...base, filterLists: 'yes' }, /authorization\.filterLists/],
     [{ ...base, resourceDocumentation: 'not a url' }, /authorization\.resourceDocumentation/],
-    [{ ...base, extra: 1 }, /authorization\.extra.*unknown option/]
+    [{ ...base, extra: 1 }, /authorization\.extra.*unknown option/],
+    [{ ...base, scopeSupported: [] }, /"authorization\.scopeSupported": unknown option \(known: resource, authorizationServers,.*\); did you mean "scopesSupported"\?/]
   ]
   for (const [value, message] of cases) {
     t.throws(() => resolveAuthorization(value), { code: 'FST_MCP_INVALID_OPTION', message }, JSON.stringify(value))
@@ -54,6 +57,7 @@ t.test('defaults and normalisation', async (t) => {
   t.equal(settings.verifier.settings.clockToleranceSec, 5)
   t.same(settings.tokenCache, { maxEntries: 1000, maxTtlMs: 300000 })
   t.same(resolveAuthorization({ ...base, tokenCache: false })?.tokenCache, { maxEntries: 0, maxTtlMs: 0 })
+  t.same(resolveAuthorization({ ...base, tokenCache: true })?.tokenCache, { maxEntries: 1000, maxTtlMs: 300000 }, 'true: the defaults')
 })
 
 t.test('the metadata document and where it lives (RFC 9728)', async (t) => {

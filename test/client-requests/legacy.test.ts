@@ -176,7 +176,7 @@ t.test('the client answers with an error: the handler gets it, or the call fails
 })
 
 t.test('no answer in time: the call fails with -32001', async (t) => {
-  const server = await serve(t, { clientRequestTimeoutMs: 100 })
+  const server = await serve(t, { limits: { clientRequestTimeoutMs: 100 } })
   const started = Date.now()
   const { call, id } = await callTool(t, server, 'greet')
   const request = await nextRequest(t, call)
@@ -227,7 +227,7 @@ t.test('a request that does not accept SSE cannot carry a server request', async
 })
 
 t.test('app.close() answers waiting calls at once instead of leaving them to time out', async (t) => {
-  const server = await serve(t, { clientRequestTimeoutMs: 60_000 })
+  const server = await serve(t, { limits: { clientRequestTimeoutMs: 60_000 } })
   const { call, id } = await callTool(t, server, 'greet')
   const request = await nextRequest(t, call)
   const started = Date.now()

@@ -130,7 +130,7 @@ t.test('a first request may answer up front (no requestState); unknown keys are 
 })
 
 t.test('prompts/get and resources/read ask too; input_required carries no cache hints', async (t) => {
-  const s = await session(t, { cache: { ttlMs: 60_000, cacheScope: 'public' } })
+  const s = await session(t, { cacheHints: { results: { ttlMs: 60_000, cacheScope: 'public' } } })
   const p1 = assertInputRequired(t, await s.send('prompts/get', { name: 'ask' }), { who: elicit(ASK_NAME) })
   const prompt = await s.send('prompts/get', { name: 'ask', inputResponses: { who: accept({ name: 'Ada' }) }, requestState: p1 })
   t.strictSame(prompt.json.result.messages, [{ role: 'user', content: { type: 'text', text: 'Write to Ada' } }])
@@ -142,8 +142,8 @@ t.test('prompts/get and resources/read ask too; input_required carries no cache 
 
 t.test('a requestState that fails verification is rejected with invalid params', async (t) => {
   const secret = 'a'.repeat(32)
-  const s = await session(t, { requestStateSecret: secret })
-  const other = await session(t, { requestStateSecret: 'b'.repeat(32) })
+  const s = await session(t, { requestState: { secret } })
+  const other = await session(t, { requestState: { secret: 'b'.repeat(32) } })
   const answers = { name: accept({ name: 'Ada' }) }
   const state = assertInputRequired(t, await s.call('greet'), { name: elicit(ASK_NAME) })
   const foreign = assertInputRequired(t, await other.call('greet'), { name: elicit(ASK_NAME) })
@@ -172,7 +172,7 @@ t.test('a requestState that fails verification is rejected with invalid params',
 })
 
 t.test('an expired requestState is rejected', async (t) => {
-  const s = await session(t, { requestStateTtlMs: 1 })
+  const s = await session(t, { requestState: { ttlMs: 1 } })
   const state = assertInputRequired(t, await s.call('greet'), { name: elicit(ASK_NAME) })
   await sleep(5)
   assertError(t, await s.call('greet', { inputResponses: { name: accept({ name: 'Ada' }) }, requestState: state }),
@@ -207,9 +207,9 @@ t.test('malformed inputResponses are invalid params', async (t) => {
 t.test('instances sharing the secret serve each other\'s retries; a rotated list still verifies', async (t) => {
   const oldKey = Buffer.alloc(32, 1)
   const newKey = 'n'.repeat(40)
-  const a = await session(t, { requestStateSecret: oldKey })
-  const b = await session(t, { requestStateSecret: oldKey })
-  const rotated = await session(t, { requestStateSecret: [newKey, oldKey] })
+  const a = await session(t, { requestState: { secret: oldKey } })
+  const b = await session(t, { requestState: { secret: oldKey } })
+  const rotated = await session(t, { requestState: { secret: [newKey, oldKey] } })
   const answers = { name: accept({ name: 'Ada' }) }
   const state = assertInputRequired(t, await a.call('greet'), { name: elicit(ASK_NAME) })
   assertText(t, await b.call('greet', { inputResponses: answers, requestState: state }), 'Hello, Ada')

@@ -9,7 +9,7 @@ import { LATEST_LEGACY_VERSION, MODERN_VERSIONS } from '../../lib/protocol/versi
 
 async function start (era: 'legacy' | 'modern' | 'dual') {
   process.env.LOG_LEVEL = 'silent'
-  const app = await buildExampleServer({ era, validateResults: true })
+  const app = await buildExampleServer({ era, validate: { results: true } })
   const address = await app.listen({ host: '127.0.0.1', port: 0 })
   return { app, url: `${address}/mcp` }
 }

@@ -53,7 +53,7 @@ function everything () {
 
 for (const era of ['modern', 'legacy'] as const) {
   t.test(`${era}: every group of every kind is served, raw handlers beside them`, async (t) => {
-    const { app } = await serve(t, everything(), { validateResults: true })
+    const { app } = await serve(t, everything(), { validate: { results: true } })
     const client = injectClient(app, { era })
     const tools = (await client.listTools()).tools
     t.strictSame(tools.map((tool) => tool.name), ['add', 'echo', 'raw'], 'defined first, then raw items no definition names')
@@ -156,7 +156,7 @@ async function listen (t: Test, port: number, notifications: unknown): Promise<S
 }
 
 t.test('runtime changes reach the listen streams that asked for them', async (t) => {
-  const { app, port } = await startApp({ server: { ...defineTools({ add }), ...definePrompts({ greet }), ...defineResources({ readme: { uri: 'docs://readme', read: () => 'v1' } }) }, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server: { ...defineTools({ add }), ...definePrompts({ greet }), ...defineResources({ readme: { uri: 'docs://readme', read: () => 'v1' } }) }, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   const tools = await listen(t, port, { toolsListChanged: true })
   const everything = await listen(t, port, { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['docs://readme'] })

@@ -142,7 +142,12 @@ t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', a
     ['relative uri', () => defineResources({ r: { uri: 'readme', read } }), /"uri" must be an absolute URI/],
     ['neither uri nor template', () => defineResources({ r: { read } }), /needs a "uri"/],
     ['both', () => defineResources({ r: { uri: 'a://b', uriTemplate: 'a://{b}', read } as any }), /not both/],
-    ['no read', () => defineResources({ r: { uri: 'a://b' } as any }), /"read" is not a function/],
+    ['no read', () => defineResources({ r: { uri: 'a://b' } as any }), /resource "r": "read": is required: expected a function/],
+    ['list not a function', () => defineResources({ r: { uriTemplate: 'a://{b}', list: [], read } as any }), /resource "r": "list": expected a function/],
+    ['mimeType not a string', () => defineResources({ r: { uri: 'a://b', mimeType: 1, read } as any }), /resource "r": "mimeType": expected a string/],
+    ['unknown resource field (a typo)', () => defineResources({ r: { uri: 'a://b', mimetype: 'text/plain', read } as any }), /resource "r": "mimetype": unknown field \(known: uri, .*\); did you mean "mimeType"\?/],
+    ['prompt without a handler', () => definePrompts({ p: {} as any }), /prompt "p": "handler": is required: expected a function/],
+    ['unknown prompt field', () => definePrompts({ p: { argumets: Type.Object({}), handler: () => '' } as any }), /prompt "p": "argumets": unknown field \(known: title, description, arguments, .*\); did you mean "arguments"\?/],
     ['template completer for an unknown variable', () => defineResources({ r: { uriTemplate: 'a://{b}', complete: { c: () => [] } as any, read } }), /not a variable of a:\/\/\{b\}/]
   ]
   for (const [what, make, message] of cases) t.throws(make, { code: 'FST_MCP_INVALID_DEFINITION', message }, what)

@@ -161,12 +161,17 @@ t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', a
   const handler = () => ({ content: [] })
   const cases: Array<[string, () => unknown, RegExp]> = [
     ['bad name', () => defineTools({ 'has space': { handler } }), /tool "has space": a tool name is 1 to 128 characters/],
-    ['no handler', () => defineTools({ x: {} as any }), /tool "x": "handler" is not a function/],
+    ['no handler', () => defineTools({ x: {} as any }), /tool "x": "handler": is required: expected a function/],
+    ['handler not a function', () => defineTools({ x: { handler: 'run' } as any }), /tool "x": "handler": expected a function/],
+    ['definition not an object', () => defineTools({ x: 'run' as any }), /tool "x": expected an object \{ title\?, description\?, input\?, output\?, annotations\?, icons\?, _meta\?, scopes\?, handler \}/],
+    ['title not a string', () => defineTools({ x: { title: 5, handler } as any }), /tool "x": "title": expected a string/],
+    ['unknown field (a typo)', () => defineTools({ x: { descripton: 'adds', handler } as any }), /tool "x": "descripton": unknown field \(known: title, description, .*\); did you mean "description"\?/],
     ['input not an object schema', () => defineTools({ x: { input: Type.String() as any, handler } }), /tool "x" \(input\): must be an object schema/],
     ['a class instance as input', () => defineTools({ x: { input: new Map() as any, handler } }), /tool "x" \(input\): expected a TypeBox object .*Standard Schema .*plain JSON Schema object/],
     ['unknown format', () => defineTools({ x: { input: Type.Object({ s: Type.String({ format: 'fancy' }) }), handler } }), /unknown string format "fancy"/],
     ['bad annotations', () => defineTools({ x: { annotations: { readOnlyHint: 'yes' } as any, handler } }), /not a valid Tool: \/annotations\/readOnlyHint/],
-    ['bad scopes', () => defineTools({ x: { scopes: ['a b'], handler } }), /"scopes" must be an array of scope names/],
+    ['bad scopes', () => defineTools({ x: { scopes: ['a b'], handler } }), /tool "x": "scopes\[0\]": expected a scope name \(a non-empty string without spaces\)/],
+    ['scopes not an array', () => defineTools({ x: { scopes: 'a', handler } as any }), /tool "x": "scopes": expected an array of scope names/],
     ['not an object', () => defineTools(null as any), /expected an object of tool definitions/]
   ]
   for (const [what, make, message] of cases) {

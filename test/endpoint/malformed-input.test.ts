@@ -64,8 +64,8 @@ t.test('wrong content type: 415', async (t) => {
   }
 })
 
-t.test('oversized body: 413 with a small bodyLimit', async (t) => {
-  const app = await buildApp(t, { bodyLimit: 512 })
+t.test('oversized body: 413 with a small limits.bodyLimit', async (t) => {
+  const app = await buildApp(t, { limits: { bodyLimit: 512 } })
   const mcp = mcpClient(t, app)
   const small = request()
   t.ok(JSON.stringify(small).length < 512)

@@ -57,7 +57,7 @@ t.test('server/discover carries instructions, every serverInfo field, and the ta
 })
 
 t.test('server/discover with configured cache hints', async (t) => {
-  const app = await buildApp(t, { discover: { ttlMs: 3600000, cacheScope: 'public' } })
+  const app = await buildApp(t, { cacheHints: { discover: { ttlMs: 3600000, cacheScope: 'public' } } })
   const mcp = mcpClient(t, app)
   assertResult(t, await mcp.modern('server/discover', {}, { id: 1 }), 1, discoverResult({ ttlMs: 3600000, cacheScope: 'public' }))
   // the discover hints are not the list hints
@@ -69,9 +69,11 @@ t.test('server/discover with configured cache hints', async (t) => {
 t.test('server/discover with per-request hint functions', async (t) => {
   const seen: FastifyRequest[] = []
   const app = await buildApp(t, {
-    discover: {
-      ttlMs: (request) => { seen.push(request); return request.headers.authorization === undefined ? 60000 : 1000 },
-      cacheScope: (request) => request.headers.authorization === undefined ? 'public' : 'private'
+    cacheHints: {
+      discover: {
+        ttlMs: (request) => { seen.push(request); return request.headers.authorization === undefined ? 60000 : 1000 },
+        cacheScope: (request) => request.headers.authorization === undefined ? 'public' : 'private'
+      }
     }
   })
   const mcp = mcpClient(t, app)
@@ -86,7 +88,7 @@ t.test('server/discover with per-request hint functions', async (t) => {
 t.test('a throwing discover hint function falls back to 0/private and is logged', async (t) => {
   const { logger, records } = captureLogs()
   const app = await buildApp(t, {
-    discover: { ttlMs: () => { throw new Error('ttl exploded') }, cacheScope: 'public' }
+    cacheHints: { discover: { ttlMs: () => { throw new Error('ttl exploded') }, cacheScope: 'public' } }
   }, { logger })
   assertResult(t, await mcpClient(t, app).modern('server/discover', {}, { id: 1 }), 1, discoverResult({ ttlMs: 0, cacheScope: 'private' }))
   t.ok(records.some((r) => r.level >= 50 && r.err?.message === 'ttl exploded'), 'the error is logged')
@@ -103,7 +105,7 @@ t.test('list and read results: resultType, serverInfo and cache hints, default 0
 })
 
 t.test('list and read results with configured cache hints', async (t) => {
-  const app = await buildApp(t, { cache: { ttlMs: 300000, cacheScope: 'public' }, serverInfo: FULL_SERVER_INFO })
+  const app = await buildApp(t, { cacheHints: { results: { ttlMs: 300000, cacheScope: 'public' } }, serverInfo: FULL_SERVER_INFO })
   for (const [method, params, result] of CACHEABLE) {
     t.test(method, async (t) => {
       assertResult(t, await mcpClient(t, app).modern(method, params, { id: 5 }), 5,
@@ -119,9 +121,11 @@ t.test('list and read results with configured cache hints', async (t) => {
 
 t.test('list and read results with per-request hint functions', async (t) => {
   const app = await buildApp(t, {
-    cache: {
-      ttlMs: (request) => Number(request.headers['x-ttl'] ?? 0),
-      cacheScope: (request) => request.headers.authorization === undefined ? 'public' : 'private'
+    cacheHints: {
+      results: {
+        ttlMs: (request) => Number(request.headers['x-ttl'] ?? 0),
+        cacheScope: (request) => request.headers.authorization === undefined ? 'public' : 'private'
+      }
     }
   })
   for (const [method, params, result] of CACHEABLE) {
@@ -138,7 +142,7 @@ t.test('list and read results with per-request hint functions', async (t) => {
 t.test('a throwing list hint function falls back to 0/private and is logged', async (t) => {
   const { logger, records } = captureLogs()
   const app = await buildApp(t, {
-    cache: { ttlMs: 1000, cacheScope: () => { throw new Error('scope exploded') } }
+    cacheHints: { results: { ttlMs: 1000, cacheScope: () => { throw new Error('scope exploded') } } }
   }, { logger })
   for (const [method, params, result] of CACHEABLE) {
     t.test(method, async (t) => {
@@ -153,8 +157,10 @@ t.test('a throwing list hint function falls back to 0/private and is logged', as
 
 t.test('hint functions returning bad values answer 0/private', async (t) => {
   const app = await buildApp(t, {
-    cache: { ttlMs: () => -5, cacheScope: () => 'shared' as 'public' },
-    discover: { ttlMs: () => 1.5, cacheScope: () => undefined as unknown as 'public' }
+    cacheHints: {
+      results: { ttlMs: () => -5, cacheScope: () => 'shared' as 'public' },
+      discover: { ttlMs: () => 1.5, cacheScope: () => undefined as unknown as 'public' }
+    }
   })
   const mcp = mcpClient(t, app)
   const list = await mcp.modern('tools/list', {}, { id: 1 })
@@ -169,7 +175,7 @@ t.test('a handler may set its own cache hints on a result', async (t) => {
     listPrompts: () => ({ prompts: [], ttlMs: 0 }),
     readResource: (params: { uri: string }) => ({ ...readResult(params.uri), cacheScope: 'public' })
   })
-  const mcp = mcpClient(t, await buildApp(t, { server, cache: { ttlMs: 5000, cacheScope: 'private' } }))
+  const mcp = mcpClient(t, await buildApp(t, { server, cacheHints: { results: { ttlMs: 5000, cacheScope: 'private' } } }))
   assertResult(t, await mcp.modern('tools/list', {}, { id: 1 }), 1,
     { ...toolsResult(), ttlMs: 123, cacheScope: 'public', resultType: 'complete', _meta: { [SI]: SERVER_INFO } })
   assertResult(t, await mcp.modern('prompts/list', {}, { id: 2 }), 2,
@@ -189,7 +195,7 @@ t.test('invalid handler hints fall back to the configured ones', async (t) => {
   for (const [name, ttlMs, cacheScope] of overrides) {
     t.test(name, async (t) => {
       const server = fullModule({ listTools: () => ({ ...toolsResult(), ttlMs, cacheScope }) })
-      const mcp = mcpClient(t, await buildApp(t, { server, cache: { ttlMs: 9, cacheScope: 'private' } }))
+      const mcp = mcpClient(t, await buildApp(t, { server, cacheHints: { results: { ttlMs: 9, cacheScope: 'private' } } }))
       const result = (await mcp.modern('tools/list', {}, { id: 1 })).json.result
       t.equal(result.ttlMs, 9)
       t.equal(result.cacheScope, cacheScope === 'public' ? 'public' : 'private')
@@ -198,7 +204,7 @@ t.test('invalid handler hints fall back to the configured ones', async (t) => {
 })
 
 t.test('other results carry resultType and serverInfo but no cache hints', async (t) => {
-  const app = await buildApp(t, { cache: { ttlMs: 1000, cacheScope: 'public' } })
+  const app = await buildApp(t, { cacheHints: { results: { ttlMs: 1000, cacheScope: 'public' } } })
   for (const [method, params, result] of NOT_CACHEABLE) {
     t.test(method, async (t) => {
       assertResult(t, await mcpClient(t, app).modern(method, params, { id: 'x' }), 'x',

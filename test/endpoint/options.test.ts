@@ -4,6 +4,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import type { Test as Tap } from 'tap'
 import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
+import { resolveOptions } from '../../lib/options.js'
 import { buildApp, fullModule, registrationError, SERVER_INFO, toolsModule } from '../helpers/mcp-fixtures.js'
 import { mcpClient } from '../helpers/mcp-inject.js'
 
@@ -21,15 +22,76 @@ async function rejects (t: Parameters<typeof buildApp>[0] & Pick<Tap, 'ok' | 'eq
 const base = { server: fullModule(), serverInfo: SERVER_INFO }
 
 t.test('unknown option keys (typos) -> FST_MCP_INVALID_OPTION naming the key', async (t) => {
-  for (const key of ['allowedOrigin', 'Era', 'ttlMs', 'capabilities']) {
-    await rejects(t, { ...base, [key]: true }, 'FST_MCP_INVALID_OPTION', key)
+  for (const key of ['allowedOrigin', 'Era', 'ttlMs', 'capabilities', 'keepAliveMs', 'eventBus']) {
+    await rejects(t, { ...base, [key]: true }, 'FST_MCP_INVALID_OPTION', `"${key}": unknown option (known: server, serverInfo, era, path,`)
   }
+})
+
+t.test('unknown keys are refused at every level, naming the exact path, the known keys and the near miss', async (t) => {
+  const cases: Array<[Record<string, unknown>, string]> = [
+    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes); did you mean "allowedOrigins"?'],
+    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes); did you mean "era"?'],
+    [{ serverInfo: { ...SERVER_INFO, titel: 'x' } }, '"serverInfo.titel": unknown option (known: name, version, title, description, websiteUrl, icons); did you mean "title"?'],
+    [{ serverInfo: { ...SERVER_INFO, icons: [{ src: 'https://x.example/i.png', size: '48x48' }] } }, '"serverInfo.icons[0].size": unknown option (known: src, mimeType, sizes, theme); did you mean "sizes"?'],
+    [{ tasks: { ttl: 5 } }, '"tasks.ttl": unknown option (known: ttlMs,'],
+    [{ scale: { store: () => ({}) } }, '"scale.store": unknown option (known: eventBus, answerRouter, taskStore)'],
+    [{ requestState: { ttl: 5 } }, '"requestState.ttl": unknown option (known: secret, ttlMs)'],
+    [{ cacheHints: { result: {} } }, '"cacheHints.result": unknown option (known: discover, results); did you mean "results"?'],
+    [{ cacheHints: { discover: { scope: 'public' } } }, '"cacheHints.discover.scope": unknown option (known: ttlMs, cacheScope)'],
+    [{ limits: { bodyLimits: 5 } }, '"limits.bodyLimits": unknown option (known: bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, listen); did you mean "bodyLimit"?'],
+    [{ limits: { listen: { maxStream: 5 } } }, '"limits.listen.maxStream": unknown option (known: maxStreams, maxStreamsPerCaller, keepAliveMs); did you mean "maxStreams"?'],
+    [{ validate: { result: true } }, '"validate.result": unknown option (known: results, paramHeaders); did you mean "results"?'],
+    [{ authorization: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://as.example.com'], jwt: { issuer: 'x' } } }, '"authorization.jwt.issuer": unknown option (known: issuers, audience,'],
+    [{ authorization: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://as.example.com'], tokenCache: { maxEntrys: 1 } } }, '"authorization.tokenCache.maxEntrys": unknown option (known: maxEntries, maxTtlMs); did you mean "maxEntries"?']
+  ]
+  for (const [options, message] of cases) await rejects(t, { ...base, ...options }, 'FST_MCP_INVALID_OPTION', message)
+})
+
+t.test('each group takes only an object: another value names the group and what it takes', async (t) => {
+  for (const group of ['scale', 'requestState', 'cacheHints', 'limits', 'validate']) {
+    for (const value of [null, 'x', 1, [], true]) {
+      await rejects(t, { ...base, [group]: value }, 'FST_MCP_INVALID_OPTION', new RegExp(`"${group}": expected an object \\{ `))
+    }
+  }
+  await rejects(t, { ...base, limits: { listen: 5 } }, 'FST_MCP_INVALID_OPTION', '"limits.listen": expected an object { maxStreams?, maxStreamsPerCaller?, keepAliveMs? }')
+})
+
+t.test('every default, in the tree as given', async (t) => {
+  const resolved = resolveOptions(base)
+  t.strictSame({ ...resolved, server: undefined, serverInfo: undefined, requestState: { ...resolved.requestState, secret: undefined } }, {
+    server: undefined,
+    serverInfo: undefined,
+    era: 'dual',
+    path: '/mcp',
+    instructions: undefined,
+    allowedOrigins: undefined,
+    allowedHosts: undefined,
+    authorization: undefined,
+    toolErrors: 'message',
+    tasks: undefined,
+    scale: { eventBus: undefined, answerRouter: undefined, taskStore: undefined },
+    requestState: { secret: undefined, ttlMs: 900_000 },
+    cacheHints: { discover: { ttlMs: 0, cacheScope: 'private' }, results: { ttlMs: 0, cacheScope: 'private' } },
+    limits: {
+      bodyLimit: 1024 * 1024,
+      handlerTimeoutMs: 300_000,
+      clientRequestTimeoutMs: 60_000,
+      maxStreamBufferBytes: 256 * 1024,
+      listen: { maxStreams: 1000, maxStreamsPerCaller: 100, keepAliveMs: 15_000 }
+    },
+    validate: { results: false, paramHeaders: 'auto' },
+    listPageSize: undefined,
+    routes: undefined
+  })
 })
 
 t.test('null is not "use the default" -> coded error', async (t) => {
   await rejects(t, { ...base, era: null }, 'FST_MCP_INVALID_ERA', 'null')
-  for (const key of ['path', 'tasks', 'bodyLimit', 'instructions', 'discover', 'cache', 'allowedOrigins', 'allowedHosts']) {
-    await rejects(t, { ...base, [key]: null }, 'FST_MCP_INVALID_OPTION', key)
+  for (const key of ['path', 'tasks', 'toolErrors', 'instructions', 'cacheHints', 'allowedOrigins', 'allowedHosts', 'limits', 'validate', 'scale', 'requestState', 'authorization']) {
+    await rejects(t, { ...base, [key]: null }, 'FST_MCP_INVALID_OPTION', `"${key}"`)
+  }
+  for (const [group, key] of [['limits', 'bodyLimit'], ['cacheHints', 'discover'], ['validate', 'results'], ['requestState', 'secret']] as const) {
+    await rejects(t, { ...base, [group]: { [key]: null } }, 'FST_MCP_INVALID_OPTION', `"${group}.${key}"`)
   }
 })
 
@@ -66,7 +128,8 @@ t.test('serverInfo: bad values -> FST_MCP_INVALID_OPTION naming the field', asyn
     [{ name: 'x', version: '1', description: {} }, 'serverInfo.description'],
     [{ name: 'x', version: '1', websiteUrl: 'not a url' }, 'serverInfo.websiteUrl'],
     [{ name: 'x', version: '1', icons: 'icon.png' }, 'serverInfo.icons'],
-    [{ name: 'x', version: '1', icons: [{ mimeType: 'image/png' }] }, 'serverInfo.icons']
+    [{ name: 'x', version: '1', icons: [{ mimeType: 'image/png' }] }, 'serverInfo.icons[0].src'],
+    [{ name: 'x', version: '1', icons: [{ src: 'https://x.example/i.png', theme: 'blue' }] }, 'serverInfo.icons[0].theme']
   ]
   for (const [serverInfo, field] of cases) await rejects(t, { ...base, serverInfo }, 'FST_MCP_INVALID_OPTION', `"${field}"`)
 })
@@ -85,37 +148,49 @@ t.test('instructions: not a string -> FST_MCP_INVALID_OPTION', async (t) => {
   for (const instructions of [5, { text: 'x' }, ['a'], null]) await rejects(t, { ...base, instructions }, 'FST_MCP_INVALID_OPTION', '"instructions"')
 })
 
-for (const option of ['discover', 'cache'] as const) {
-  t.test(`${option}: bad cache hints -> FST_MCP_INVALID_OPTION`, async (t) => {
-    await rejects(t, { ...base, [option]: 'public' }, 'FST_MCP_INVALID_OPTION', `"${option}"`)
-    await rejects(t, { ...base, [option]: [] }, 'FST_MCP_INVALID_OPTION', `"${option}"`)
+for (const option of ['discover', 'results'] as const) {
+  t.test(`cacheHints.${option}: bad cache hints -> FST_MCP_INVALID_OPTION`, async (t) => {
+    await rejects(t, { ...base, cacheHints: { [option]: 'public' } }, 'FST_MCP_INVALID_OPTION', `"cacheHints.${option}"`)
+    await rejects(t, { ...base, cacheHints: { [option]: [] } }, 'FST_MCP_INVALID_OPTION', `"cacheHints.${option}"`)
     for (const ttlMs of [-1, 1.5, '5', NaN, Infinity, 2 ** 60, null]) {
-      await rejects(t, { ...base, [option]: { ttlMs } }, 'FST_MCP_INVALID_OPTION', `"${option}.ttlMs"`)
+      await rejects(t, { ...base, cacheHints: { [option]: { ttlMs } } }, 'FST_MCP_INVALID_OPTION', `"cacheHints.${option}.ttlMs"`)
     }
     for (const cacheScope of ['shared', 'PUBLIC', '', 1, null]) {
-      await rejects(t, { ...base, [option]: { cacheScope } }, 'FST_MCP_INVALID_OPTION', `"${option}.cacheScope"`)
+      await rejects(t, { ...base, cacheHints: { [option]: { cacheScope } } }, 'FST_MCP_INVALID_OPTION', `"cacheHints.${option}.cacheScope"`)
     }
   })
 }
 
 t.test('allowedOrigins: bad values -> FST_MCP_INVALID_OPTION', async (t) => {
-  for (const allowedOrigins of ['https://app.example.com', false, [''], [5], ['not a url'], {}]) {
+  for (const allowedOrigins of ['https://app.example.com', false, {}]) {
     await rejects(t, { ...base, allowedOrigins }, 'FST_MCP_INVALID_OPTION', '"allowedOrigins"')
+  }
+  for (const allowedOrigins of [[''], [5], ['not a url'], ['https://a.example', 'not a url']]) {
+    await rejects(t, { ...base, allowedOrigins }, 'FST_MCP_INVALID_OPTION', `"allowedOrigins[${allowedOrigins.length - 1}]"`)
   }
 })
 
 t.test('allowedHosts: bad values -> FST_MCP_INVALID_OPTION', async (t) => {
-  for (const allowedHosts of ['localhost', false, [''], [1], {}]) {
-    await rejects(t, { ...base, allowedHosts }, 'FST_MCP_INVALID_OPTION', '"allowedHosts"')
+  for (const allowedHosts of ['localhost', false, {}]) {
+    await rejects(t, { ...base, allowedHosts }, 'FST_MCP_INVALID_OPTION', '"allowedHosts": expected an array of non-empty strings, or true to allow any')
   }
+  for (const allowedHosts of [[''], [1]]) await rejects(t, { ...base, allowedHosts }, 'FST_MCP_INVALID_OPTION', '"allowedHosts[0]": expected a non-empty string')
 })
 
-t.test('tasks: not a boolean -> FST_MCP_INVALID_OPTION', async (t) => {
-  for (const tasks of ['yes', 1, {}]) await rejects(t, { ...base, tasks }, 'FST_MCP_INVALID_OPTION', '"tasks"')
+t.test('tasks: not a boolean or its settings -> FST_MCP_INVALID_OPTION', async (t) => {
+  for (const tasks of ['yes', 1, [], null]) await rejects(t, { ...base, tasks }, 'FST_MCP_INVALID_OPTION', '"tasks": expected true, false or an object { ttlMs?,')
 })
 
-t.test('bodyLimit: not a positive integer -> FST_MCP_INVALID_OPTION', async (t) => {
-  for (const bodyLimit of [0, -1, 1.5, '1000', Infinity]) await rejects(t, { ...base, bodyLimit }, 'FST_MCP_INVALID_OPTION', '"bodyLimit"')
+t.test('limits: each a bounded integer -> FST_MCP_INVALID_OPTION naming it and its bounds', async (t) => {
+  const cases: Array<[string, unknown[], string]> = [
+    ['bodyLimit', [0, -1, 1.5, '1000', Infinity], 'a positive integer (bytes)'],
+    ['handlerTimeoutMs', [-1, 1.5, 2 ** 31, '5'], `an integer from 0 to ${2 ** 31 - 1} (milliseconds; 0 never)`],
+    ['clientRequestTimeoutMs', [0, 2 ** 31], `an integer from 1 to ${2 ** 31 - 1} (milliseconds)`],
+    ['maxStreamBufferBytes', [4095, 0], 'an integer of at least 4096 (bytes)']
+  ]
+  for (const [key, values, expects] of cases) {
+    for (const value of values) await rejects(t, { ...base, limits: { [key]: value } }, 'FST_MCP_INVALID_OPTION', `"limits.${key}": expected ${expects}`)
+  }
 })
 
 t.test('a capability without all its handlers -> FST_MCP_MISSING_HANDLER', async (t) => {
@@ -166,12 +241,14 @@ t.test('good options register', async (t) => {
     era: 'modern',
     path: '/x',
     instructions: 'hi',
-    discover: { ttlMs: 0, cacheScope: 'public' },
-    cache: { ttlMs: () => 5, cacheScope: () => 'private' },
+    cacheHints: { discover: { ttlMs: 0, cacheScope: 'public' }, results: { ttlMs: () => 5, cacheScope: () => 'private' } },
     allowedOrigins: ['https://a.example'],
     allowedHosts: ['a.example'],
-    tasks: true,
-    bodyLimit: 1
+    tasks: { maxTasks: 3 },
+    scale: {},
+    requestState: { ttlMs: 1000 },
+    limits: { bodyLimit: 1, handlerTimeoutMs: 0, listen: { keepAliveMs: 0 } },
+    validate: { results: true, paramHeaders: 'never' }
   })
   t.equal(app.mcp.era, 'modern')
 })

@@ -1,5 +1,5 @@
 /**
- * validateResults: a handler result that breaks its method's wire schema is
+ * validate.results: a handler result that breaks its method's wire schema is
  * logged with each failing path and answered -32603 without details, in
  * both eras; valid results pass untouched; the option is checked.
  */
@@ -20,7 +20,7 @@ const server = {
 
 for (const era of ['modern', 'legacy'] as const) {
   t.test(`${era}: broken results are -32603, details logged; valid ones pass`, async (t) => {
-    const { app, logs } = await serve(t, server, { validateResults: true })
+    const { app, logs } = await serve(t, server, { validate: { results: true } })
     const client = injectClient(app, { era })
     t.match(await client.callTool('ok'), { content: [{ type: 'text', text: 'fine' }], structuredContent: { n: 1 } })
     t.strictSame((await client.getPrompt('p')).messages, [])
@@ -42,9 +42,9 @@ t.test('without the option nothing is checked', async (t) => {
   t.match(await injectClient(app).callTool('bad'), { content: [{ type: 'text' }, { type: 'picture' }] })
 })
 
-t.test('validateResults must be a boolean', async (t) => {
+t.test('validate.results must be a boolean', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
-  app.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, validateResults: 'yes' as unknown as boolean })
-  await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /validateResults/ })
+  app.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, validate: { results: 'yes' as unknown as boolean } })
+  await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /validate\.results.*boolean/ })
 })

@@ -1,7 +1,7 @@
 /**
  * The README's example, run the way `npm start` runs it (its own process,
  * HOST/PORT/MCP_ERA from the environment), driven by the official SDK client:
- * every capability it advertises is exercised (with validateResults on, so
+ * every capability it advertises is exercised (with validate.results on, so
  * every result is checked against its wire schema), and a note added by one client
  * reaches another client's listen stream.
  */

@@ -1,6 +1,6 @@
 // Mcp-Param-* validation through the endpoint: modern tools/call answers
 // 400 -32020 before the tool runs when a header disagrees with the body,
-// `validateParamHeaders` decides when listTools is consulted, and invalid
+// `validate.paramHeaders` decides when listTools is consulted, and invalid
 // annotations are logged.
 import Fastify from 'fastify'
 import t from 'tap'
@@ -105,12 +105,12 @@ t.test("'auto': once an annotation is seen every tools/call is checked, even wit
 
 t.test("'always' consults listTools on every tools/call; 'never' never", async (t) => {
   const always = counting(() => ({ tools: [PLAIN_TOOL] }))
-  const a = mcpClient(t, await buildApp(t, { server: always.module, validateParamHeaders: 'always' }))
+  const a = mcpClient(t, await buildApp(t, { server: always.module, validate: { paramHeaders: 'always' } }))
   for (let i = 0; i < 3; i++) await a.modern('tools/call', call({ text: 'a' }, 'echo'))
   t.equal(always.lists, 3)
 
   const never = counting(() => ({ tools: [SQL_TOOL] }))
-  const n = mcpClient(t, await buildApp(t, { server: never.module, validateParamHeaders: 'never' }))
+  const n = mcpClient(t, await buildApp(t, { server: never.module, validate: { paramHeaders: 'never' } }))
   const reply = await n.modern('tools/call', call({ region: 'eu', query: 'q' }), { headers: { 'mcp-param-region': 'elsewhere' } })
   t.equal(reply.status, 200, 'a mismatch passes unchecked')
   t.equal(never.lists, 0)
@@ -182,11 +182,11 @@ t.test('listTools failing: the call is answered with an internal error and logge
   t.ok(logs.records.some((r) => /listTools failed while checking Mcp-Param headers/.test(r.msg ?? '')))
 })
 
-t.test('validateParamHeaders: anything but auto, always or never fails registration', async (t) => {
+t.test('validate.paramHeaders: anything but auto, always or never fails registration', async (t) => {
   for (const value of ['sometimes', true, 1, null]) {
     const app = Fastify()
     t.teardown(() => app.close())
-    const options = { server: counting(() => ({ tools: [] })).module, serverInfo: SERVER_INFO, validateParamHeaders: value } as unknown as McpCapabilitiesOptions
-    await t.rejects(async () => { await app.register(mcpCapabilities, options).ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /validateParamHeaders.*"auto", "always", "never"/ }, String(value))
+    const options = { server: counting(() => ({ tools: [] })).module, serverInfo: SERVER_INFO, validate: { paramHeaders: value } } as unknown as McpCapabilitiesOptions
+    await t.rejects(async () => { await app.register(mcpCapabilities, options).ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /validate\.paramHeaders.*"auto", "always", "never"/ }, String(value))
   }
 })

@@ -43,7 +43,7 @@ class AsyncBus implements EventBus {
 
 t.test('a custom asynchronous bus carries notifications to the listen streams', async (t) => {
   const bus = new AsyncBus()
-  const { app, port } = await startApp({ server, eventBus: bus, requestStateSecret: SECRET, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server, scale: { eventBus: bus }, requestState: { secret: SECRET }, limits: { listen: { keepAliveMs: 0 } } })
   t.equal(bus.readyCalls, 1, 'ready() awaited at registration')
   t.equal(bus.listeners.size, 1, 'the endpoint subscribed once')
   const agent = new http.Agent()
@@ -63,7 +63,7 @@ t.test('a part whose ready() fails fails registration with a coded error, and is
   const bus = new AsyncBus(true)
   const app = Fastify()
   await t.rejects((async () => {
-    await app.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, eventBus: bus, requestStateSecret: SECRET })
+    await app.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, scale: { eventBus: bus }, requestState: { secret: SECRET } })
     await app.ready()
   })(), { code: 'FST_MCP_SCALE_UNAVAILABLE', message: /the bus engine is down/ })
   t.equal(bus.closed, 1)
@@ -71,7 +71,7 @@ t.test('a part whose ready() fails fails registration with a coded error, and is
 })
 
 t.test('the default in-memory bus: notify reports the streams it reached', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   const agent = new http.Agent()
   t.teardown(() => agent.destroy())
@@ -87,14 +87,14 @@ t.test('a part serves one endpoint: a second endpoint given it fails registratio
   const bus = new MemoryEventBus()
   const router = new MemoryAnswerRouter()
   const first = Fastify()
-  await first.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, eventBus: bus, answerRouter: router })
+  await first.register(mcpCapabilities, { server, serverInfo: { name: 'x', version: '1' }, scale: { eventBus: bus, answerRouter: router } })
   const register = (parts: Record<string, unknown>) => registrationError({ server, serverInfo: { name: 'y', version: '1' }, ...parts })
-  t.match(await register({ eventBus: bus }), { code: 'FST_MCP_INVALID_OPTION', message: /"eventBus".*already used by another endpoint/ })
-  t.match(await register({ scale: { answerRouter: router } }), { code: 'FST_MCP_INVALID_OPTION', message: /"answerRouter".*redisScale\(\) once per endpoint/ })
+  t.match(await register({ scale: { eventBus: bus } }), { code: 'FST_MCP_INVALID_OPTION', message: /"scale\.eventBus".*already used by another endpoint/ })
+  t.match(await register({ scale: { answerRouter: router } }), { code: 'FST_MCP_INVALID_OPTION', message: /"scale\.answerRouter".*redisScale\(\) once per endpoint/ })
   // A refused registration claims nothing: the fresh bus it was also given is still free.
   const fresh = new MemoryEventBus()
-  t.ok(await register({ eventBus: fresh, answerRouter: router }), 'refused for the router')
-  t.equal(await register({ eventBus: fresh }), undefined, 'the bus it was given alongside is still free')
+  t.ok(await register({ scale: { eventBus: fresh, answerRouter: router } }), 'refused for the router')
+  t.equal(await register({ scale: { eventBus: fresh } }), undefined, 'the bus it was given alongside is still free')
   // The first endpoint still works with its parts, and they stay its own after it closes.
   const reply = await first.inject({
     method: 'POST',
@@ -104,5 +104,5 @@ t.test('a part serves one endpoint: a second endpoint given it fails registratio
   })
   t.equal(reply.statusCode, 200)
   await first.close()
-  t.match(await register({ eventBus: bus }), { code: 'FST_MCP_INVALID_OPTION' }, 'a closed endpoint\'s bus is closed: not reusable either')
+  t.match(await register({ scale: { eventBus: bus } }), { code: 'FST_MCP_INVALID_OPTION' }, 'a closed endpoint\'s bus is closed: not reusable either')
 })

@@ -111,7 +111,7 @@ t.test('two endpoints on redisScale({ cluster }): a task created through one is 
   const make = (): ReturnType<typeof buildApp> => buildApp(t, {
     server: tasksModule(newProbe()),
     tasks: true,
-    requestStateSecret: 'cluster-request-state-secret-0123456789abcdef',
+    requestState: { secret: 'cluster-request-state-secret-0123456789abcdef' },
     scale: redisScale({ cluster: { nodes }, prefix: 'apps:' })
   })
   const a = await make()

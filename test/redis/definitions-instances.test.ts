@@ -33,7 +33,7 @@ async function cluster (t: Test) {
   const prefix = `definitions-${++prefixes}:`
   const apps = []
   for (let i = 0; i < INSTANCES; i++) {
-    const started = await startApp({ server: module(), requestStateSecret: SECRET, scale: redisScale({ url: redis.url, prefix }), keepAliveMs: 0 })
+    const started = await startApp({ server: module(), requestState: { secret: SECRET }, scale: redisScale({ url: redis.url, prefix }), limits: { listen: { keepAliveMs: 0 } } })
     t.teardown(() => started.app.close())
     apps.push(started)
   }
@@ -103,7 +103,7 @@ t.test('an instance that cannot reach the bus says so (and applies the change it
     subscribe: () => () => {},
     close: async () => {}
   }
-  const { app } = await startApp({ server: module(), eventBus: unreachable, requestStateSecret: SECRET, keepAliveMs: 0 })
+  const { app } = await startApp({ server: module(), scale: { eventBus: unreachable }, requestState: { secret: SECRET }, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   await t.rejects(app.mcp.tools.disable('add'), { code: 'FST_MCP_SCALE_UNAVAILABLE', message: /in effect on this instance.*connection lost/ })
   t.equal(app.mcp.tools.isEnabled('add'), false, 'in effect here all the same')

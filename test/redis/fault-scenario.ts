@@ -34,9 +34,9 @@ export interface FaultBackend {
 export async function redisLostAndBack (t: Test, backend: FaultBackend): Promise<void> {
   const make = (): ReturnType<typeof startApp> => startApp({
     server,
-    requestStateSecret: 'faults-request-state-secret-0123456789abcdef',
+    requestState: { secret: 'faults-request-state-secret-0123456789abcdef' },
     scale: redisScale({ ...backend.where, prefix: 'faults:', commandTimeoutMs: 500 }),
-    keepAliveMs: 0
+    limits: { listen: { keepAliveMs: 0 } }
   })
   const a = await make()
   const b = await make()

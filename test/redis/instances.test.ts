@@ -41,7 +41,7 @@ async function instances (t: Test, count: number, extra: Partial<TestOptions> = 
   const prefix = `instances-${++prefixes}:`
   const started = []
   for (let i = 0; i < count; i++) {
-    const instance = await startApp({ server, tasks: true, requestStateSecret: SECRET, scale: redisScale({ url: redis.url, prefix }), keepAliveMs: 0, ...extra })
+    const instance = await startApp({ server, tasks: true, requestState: { secret: SECRET }, scale: redisScale({ url: redis.url, prefix }), limits: { listen: { keepAliveMs: 0 } }, ...extra })
     t.teardown(() => instance.app.close())
     started.push(instance)
   }
@@ -171,17 +171,17 @@ t.test('a legacy log level set on one instance applies on the others', async (t)
   }
 })
 
-t.test('registration: a shared part needs requestStateSecret; memory parts do not; bad parts are refused', async (t) => {
+t.test('registration: a shared part needs requestState.secret; memory parts do not; bad parts are refused', async (t) => {
   const base = { server, serverInfo: { name: 'x', version: '1' } }
   const register = (opts: Record<string, unknown>) => registrationError({ ...base, ...opts })
   t.match(await register({ scale: redisScale({ url: redis.url }) }), { code: 'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', message: /event bus/ })
   const { RedisAnswerRouter } = await import('../../lib/redis/index.js')
-  t.match(await register({ answerRouter: new RedisAnswerRouter({ url: redis.url }) }), { code: 'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', message: /answer router/ })
-  t.equal(await register({ eventBus: new MemoryEventBus(), answerRouter: new MemoryAnswerRouter() }), undefined, 'memory parts need no secret')
-  t.match(await register({ eventBus: { publish () {} } }), { code: 'FST_MCP_INVALID_OPTION', message: /"eventBus".*publish, subscribe, close/ })
+  t.match(await register({ scale: { answerRouter: new RedisAnswerRouter({ url: redis.url }) } }), { code: 'FST_MCP_REQUEST_STATE_SECRET_REQUIRED', message: /answer router/ })
+  t.equal(await register({ scale: { eventBus: new MemoryEventBus(), answerRouter: new MemoryAnswerRouter() } }), undefined, 'memory parts need no secret')
+  t.match(await register({ scale: { eventBus: { publish () {} } } }), { code: 'FST_MCP_INVALID_OPTION', message: /"scale\.eventBus".*publish, subscribe, close/ })
   t.match(await register({ scale: 'redis' }), { code: 'FST_MCP_INVALID_OPTION', message: /"scale"/ })
-  t.match(await register({ scale: { eventBus: new MemoryEventBus() }, eventBus: new MemoryEventBus() }), { code: 'FST_MCP_INVALID_OPTION', message: /both alone and in "scale"/ })
-  const ok = await register({ scale: redisScale({ url: redis.url }), requestStateSecret: SECRET })
+  t.match(await register({ eventBus: new MemoryEventBus() }), { code: 'FST_MCP_INVALID_OPTION', message: /"eventBus": unknown option.*scale/ })
+  const ok = await register({ scale: redisScale({ url: redis.url }), requestState: { secret: SECRET } })
   t.equal(ok, undefined, 'with the secret, registration succeeds')
 })
 
@@ -193,7 +193,7 @@ t.test('Redis unreachable at registration: a coded error within the connect time
   const started = Date.now()
   await t.rejects(
     (async () => {
-      await app.register(mcp, { server, serverInfo: { name: 'x', version: '1' }, requestStateSecret: SECRET, scale: redisScale({ url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 400 }) })
+      await app.register(mcp, { server, serverInfo: { name: 'x', version: '1' }, requestState: { secret: SECRET }, scale: redisScale({ url: `redis://127.0.0.1:${port}`, connectTimeoutMs: 400 }) })
       await app.ready()
     })(),
     { code: 'FST_MCP_SCALE_UNAVAILABLE', message: /unreachable.*400 ms/ })

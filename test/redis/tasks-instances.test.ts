@@ -24,16 +24,16 @@ let n = 0
  */
 async function twoInstances (
   t: any,
-  taskOptions: Record<string, unknown> = {},
-  shared = (prefix: string): Record<string, unknown> => ({ taskOptions: { ...taskOptions, store: redisTaskStore({ url: server.url, prefix }) } })
+  tasks: Record<string, unknown> = {},
+  shared = (prefix: string): Record<string, unknown> => ({ scale: { taskStore: redisTaskStore({ url: server.url, prefix }) } })
 ): Promise<{ a: FastifyInstance, b: FastifyInstance, probeA: Probe }> {
   const prefix = `inst${++n}:`
   const probeA = newProbe()
   const make = (probe: Probe): Promise<FastifyInstance> => buildApp(t, {
     server: tasksModule(probe),
-    tasks: true,
-    // Shared state needs a shared requestState key (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
-    requestStateSecret: 'tasks-instances-request-state-secret-0123456789',
+    tasks,
+    // Shared state needs a shared requestState secret (FST_MCP_REQUEST_STATE_SECRET_REQUIRED otherwise).
+    requestState: { secret: 'tasks-instances-request-state-secret-0123456789' },
     ...shared(prefix)
   })
   return { a: await make(probeA), b: await make(newProbe()), probeA }
@@ -113,8 +113,8 @@ t.test('Redis lost while serving: task requests answer -32603 at once; Redis bac
   const app = await buildApp(t, {
     server: tasksModule(newProbe()),
     tasks: true,
-    requestStateSecret: 'tasks-instances-request-state-secret-0123456789',
-    taskOptions: { store: redisTaskStore({ url: own.url, prefix: 'fault:', commandTimeoutMs: 500 }) }
+    requestState: { secret: 'tasks-instances-request-state-secret-0123456789' },
+    scale: { taskStore: redisTaskStore({ url: own.url, prefix: 'fault:', commandTimeoutMs: 500 }) }
   })
   const client = tasksClient(t, app)
   const taskId = (await client.call('maybe', { label: 'f' })).json.result.taskId

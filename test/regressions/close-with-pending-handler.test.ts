@@ -1,7 +1,7 @@
 // Guards issue 11 item 9: `fastify.close()` never finished while a handler
 // was pending (ctx.signal fired only when the client went away). On close,
 // in-flight handlers' signals abort and their requests are answered with a
-// JSON-RPC error carrying the id, within a bounded time. `handlerTimeoutMs`
+// JSON-RPC error carrying the id, within a bounded time. `limits.handlerTimeoutMs`
 // bounds a hung handler the same way.
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
@@ -71,9 +71,9 @@ for (const name of ['hang', 'wait']) {
   }
 }
 
-t.test('handlerTimeoutMs: a hung handler is aborted and answered -32603 with its id', async (t) => {
+t.test('limits.handlerTimeoutMs: a hung handler is aborted and answered -32603 with its id', async (t) => {
   const signals: AbortSignal[] = []
-  const { port } = await start(t, { handlerTimeoutMs: 200 }, signals)
+  const { port } = await start(t, { limits: { handlerTimeoutMs: 200 } }, signals)
   const began = Date.now()
   const answer = await call(port, 'slow' as unknown as number, 'hang', 'modern')
   const took = Date.now() - began
@@ -86,10 +86,10 @@ t.test('handlerTimeoutMs: a hung handler is aborted and answered -32603 with its
   t.ok(signals[0]?.aborted, 'its signal aborted')
 })
 
-t.test('handlerTimeoutMs is checked at registration', async (t) => {
+t.test('limits.handlerTimeoutMs is checked at registration', async (t) => {
   for (const bad of [-1, 1.5, 'x', Number.POSITIVE_INFINITY]) {
     const app = Fastify()
-    await t.rejects(async () => { await app.register(mcpCapabilities, { server: hungServer(() => {}, []), serverInfo: SERVER_INFO, handlerTimeoutMs: bad as number }) },
+    await t.rejects(async () => { await app.register(mcpCapabilities, { server: hungServer(() => {}, []), serverInfo: SERVER_INFO, limits: { handlerTimeoutMs: bad as number } }) },
       errors.FST_MCP_INVALID_OPTION)
     await app.close()
   }

@@ -55,7 +55,7 @@ const CASES: Array<[string, string, Record<string, unknown>]> = [
 
 for (const era of ['legacy', 'modern'] as const) {
   t.test(`${era}: errors quote at most ${QUOTED_CHARS} characters of a client's value and list at most 10 problems`, async (t) => {
-    const app = await buildApp(t, { server: server as never, bodyLimit: 8 * 1024 * 1024 } as never)
+    const app = await buildApp(t, { server: server as never, limits: { bodyLimit: 8 * 1024 * 1024 } } as never)
     const client = mcpClient(t, app)
     for (const [what, method, params] of CASES) {
       const reply = era === 'legacy' ? await client.legacy(method, params, { protocolVersion: '2025-11-25' }) : await client.modern(method, params)

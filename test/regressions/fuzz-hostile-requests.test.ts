@@ -15,7 +15,7 @@ const RUNS = 3000
 t.test(`${RUNS} hostile requests: each answered well-formed, with the right id, never a 5xx`, async (t) => {
   const app = Fastify({ logger: false })
   t.teardown(() => app.close())
-  await app.register(mcpCapabilities, { server: hostileModule(), serverInfo: { name: 'fuzz', version: '1' }, tasks: true, clientRequestTimeoutMs: 20 })
+  await app.register(mcpCapabilities, { server: hostileModule(), serverInfo: { name: 'fuzz', version: '1' }, tasks: true, limits: { clientRequestTimeoutMs: 20 } })
   const seed = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31))
   const runner = createFuzzRunner(app)
   for (const request of fc.sample(hostileRequest, { numRuns: RUNS, seed })) await runner.send(request)

@@ -29,7 +29,7 @@ function listenBody (id: number): string {
 
 async function start (t: Test, options: Partial<McpCapabilitiesOptions> = {}): Promise<{ app: FastifyInstance, port: number }> {
   const app = Fastify()
-  await app.register(mcpCapabilities, { server: fullModule(), serverInfo: SERVER_INFO, keepAliveMs: 0, ...options })
+  await app.register(mcpCapabilities, { server: fullModule(), serverInfo: SERVER_INFO, limits: { listen: { keepAliveMs: 0 } }, ...options })
   await app.listen({ port: 0, host: '127.0.0.1' })
   t.teardown(() => app.close())
   const address = app.server.address()
@@ -57,7 +57,7 @@ async function until (check: () => boolean, ms = 5000): Promise<void> {
 }
 
 t.test(`${STUCK} never-reading listeners under notifications: bounded heap per stream, streams dropped`, async (t) => {
-  const { app, port } = await start(t, { listenOptions: { maxStreamsPerCaller: STUCK } })
+  const { app, port } = await start(t, { limits: { listen: { maxStreamsPerCaller: STUCK } } })
   const before = await settledBytes()
   const sockets = Array.from({ length: STUCK }, (_, i) => neverReading(port, i + 1))
   t.teardown(() => { for (const s of sockets) s.destroy() })
@@ -84,7 +84,7 @@ t.test(`${STUCK} never-reading listeners under notifications: bounded heap per s
 })
 
 t.test('open listen streams are bounded per caller (429) and in total (503), with -32000 and the id', async (t) => {
-  const { app, port } = await start(t, { listenOptions: { maxStreams: 3, maxStreamsPerCaller: 2 } })
+  const { app, port } = await start(t, { limits: { listen: { maxStreams: 3, maxStreamsPerCaller: 2 } } })
   const sockets = [neverReading(port, 1, 'Bearer a'), neverReading(port, 2, 'Bearer a')]
   t.teardown(() => { for (const s of sockets) s.destroy() })
   await until(() => app.mcp.listenStreams === 2)
@@ -106,12 +106,12 @@ t.test('open listen streams are bounded per caller (429) and in total (503), wit
 
 t.test('listen limits and the stream buffer bound are checked at registration', async (t) => {
   const bad: Array<Partial<McpCapabilitiesOptions>> = [
-    { listenOptions: { maxStreams: 0 } },
-    { listenOptions: { maxStreamsPerCaller: -1 } },
-    { listenOptions: { maxStreams: 1.5 } },
-    { listenOptions: 'x' as never },
-    { maxStreamBufferBytes: 10 },
-    { maxStreamBufferBytes: Number.NaN }
+    { limits: { listen: { maxStreams: 0 } } },
+    { limits: { listen: { maxStreamsPerCaller: -1 } } },
+    { limits: { listen: { maxStreams: 1.5 } } },
+    { limits: { listen: 'x' as never } },
+    { limits: { maxStreamBufferBytes: 10 } },
+    { limits: { maxStreamBufferBytes: Number.NaN } }
   ]
   for (const options of bad) {
     const app = Fastify()

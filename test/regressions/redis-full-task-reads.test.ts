@@ -20,8 +20,8 @@ t.test('Redis out of memory: tasks/get still reads the task', async (t) => {
   const app = await buildApp(t, {
     server: tasksModule(newProbe()),
     tasks: true,
-    requestStateSecret: 'redis-full-request-state-secret-0123456789',
-    taskOptions: { store: redisTaskStore({ url: redis.url, prefix: 'full:' }) }
+    requestState: { secret: 'redis-full-request-state-secret-0123456789' },
+    scale: { taskStore: redisTaskStore({ url: redis.url, prefix: 'full:' }) }
   })
   const client = tasksClient(t, app)
   const taskId = (await client.call('maybe', { label: 'kept' })).json.result.taskId

@@ -1,5 +1,5 @@
 // Guards issue 26: the per-task bound on what a task keeps of its request
-// (`taskOptions.maxArgumentBytes`) counted JSON characters, but a task's work
+// (`tasks.maxArgumentBytes`) counted JSON characters, but a task's work
 // holds the parsed arguments: a 64 KiB `[{},{},…]` argument pinned ~1.3 MB
 // of heap per parked task (~20x), so `maxTasks` such tasks exhausted a 1 GB
 // heap. The bound is now on the estimated heap cost of the parsed value.
@@ -63,8 +63,7 @@ for (const [what, count, parks] of SIZES) {
   t.test(`${MAX_TASKS} object-heavy tasks, ${what} (${count} objects): heap within ${(BOUND / 1024 / 1024).toFixed(1)} MiB`, async (t) => {
     const app = await buildApp(t, {
       server: server as never,
-      tasks: true,
-      taskOptions: { maxTasks: MAX_TASKS + 1, maxTasksPerOwner: MAX_TASKS + 1, maxArgumentBytes: MAX_ARGUMENT_BYTES }
+      tasks: { maxTasks: MAX_TASKS + 1, maxTasksPerOwner: MAX_TASKS + 1, maxArgumentBytes: MAX_ARGUMENT_BYTES }
     } as never)
     const payload = (id: number) => '{"jsonrpc":"2.0","id":' + id + ',"method":"tools/call","params":{"name":"park","arguments":{"pad":' +
       padJson(count) + '},"_meta":' + JSON.stringify(META) + '}}'

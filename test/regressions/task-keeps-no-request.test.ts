@@ -1,6 +1,6 @@
 // Guards issue 11 item 1's decisions: inside a task `ctx.request` is gone
 // (reading it throws, so nothing can keep the request alive by accident);
-// a call whose arguments are over `taskOptions.maxArgumentBytes` runs inline,
+// a call whose arguments are over `tasks.maxArgumentBytes` runs inline,
 // or is refused with -32602 when the task is required.
 import t from 'tap'
 import { canRunAsTask, runAsTask, type HandlerContext } from '../../lib/index.js'
@@ -38,7 +38,7 @@ t.test('ctx.request throws inside a task', async (t) => {
 })
 
 t.test('arguments over maxArgumentBytes: inline, or -32602 when a task is required', async (t) => {
-  const app = await buildApp(t, { server, tasks: true, taskOptions: { maxArgumentBytes: 1024 } })
+  const app = await buildApp(t, { server, tasks: { maxArgumentBytes: 1024 } })
   const client = tasksClient(t, app)
   const big = { blob: 'x'.repeat(2000) }
   const inline = await client.call('maybe', big, { capabilities: TASKS_CAPS })
@@ -51,8 +51,8 @@ t.test('arguments over maxArgumentBytes: inline, or -32602 when a task is requir
   t.match(refused.json.error.message, /too large to run as a task/)
 })
 
-t.test('taskOptions.maxArgumentBytes is checked at registration', async (t) => {
+t.test('tasks.maxArgumentBytes is checked at registration', async (t) => {
   for (const bad of [0, -1, 1.5, 'x']) {
-    await t.rejects(buildApp(t, { server, tasks: true, taskOptions: { maxArgumentBytes: bad as number } }), { code: 'FST_MCP_INVALID_OPTION' })
+    await t.rejects(buildApp(t, { server, tasks: { maxArgumentBytes: bad as number } }), { code: 'FST_MCP_INVALID_OPTION' })
   }
 })

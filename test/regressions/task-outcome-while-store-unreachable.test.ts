@@ -39,15 +39,15 @@ async function setup (t: any, prefix: string, limits: Record<string, number> = {
   const release = new Map<string, (fail?: boolean) => void>()
   const a = await buildApp(t, {
     server: waitingModule(release),
-    tasks: true,
-    requestStateSecret: SECRET,
-    taskOptions: { ...limits, store: redisTaskStore({ url: proxy.url, prefix, commandTimeoutMs: 500 }) }
+    tasks: { ...limits },
+    requestState: { secret: SECRET },
+    scale: { taskStore: redisTaskStore({ url: proxy.url, prefix, commandTimeoutMs: 500 }) }
   })
   const b = await buildApp(t, {
     server: waitingModule(new Map()),
-    tasks: true,
-    requestStateSecret: SECRET,
-    taskOptions: { ...limits, store: redisTaskStore({ url: redis.url, prefix, commandTimeoutMs: 500 }) }
+    tasks: { ...limits },
+    requestState: { secret: SECRET },
+    scale: { taskStore: redisTaskStore({ url: redis.url, prefix, commandTimeoutMs: 500 }) }
   })
   return { proxy, release, viaA: tasksClient(t, a), viaB: tasksClient(t, b) }
 }

@@ -231,8 +231,8 @@ t.test('registration errors name the route and the key', async (t) => {
   t.throws(() => bad.get('/z', { config: { mcp: { headers: ['Authorization'] } } }, async () => ({})), { code: 'FST_MCP_INVALID_ROUTE_TOOL', message: /"authorization" cannot be an argument/ })
   t.throws(() => bad.route({ method: ['GET', 'POST'], url: '/m', config: { mcp: true }, handler: async () => ({}) }), { code: 'FST_MCP_INVALID_ROUTE_TOOL', message: /several methods/ })
   await bad.close()
-  for (const [routes, code] of [[{ forwardHeaders: 'authorization' }, 'routes.forwardHeaders'], [{ maxResponseBytes: 0 }, 'routes.maxResponseBytes'], [{ forwardHeaders: ['content-length'] }, 'routes.forwardHeaders'], [{ other: 1 }, 'routes.other'], ['yes', 'routes']] as const) {
-    await t.rejects(async () => { await Fastify().register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO, routes: routes as never }).ready() }, { code: 'FST_MCP_INVALID_OPTION', message: new RegExp(`"${code.replace('.', '\\.')}"`) })
+  for (const [routes, code] of [[{ forwardHeaders: 'authorization' }, 'routes.forwardHeaders'], [{ maxResponseBytes: 0 }, 'routes.maxResponseBytes'], [{ forwardHeaders: ['content-length'] }, 'routes.forwardHeaders[0]'], [{ other: 1 }, 'routes.other'], ['yes', 'routes']] as const) {
+    await t.rejects(async () => { await Fastify().register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO, routes: routes as never }).ready() }, { code: 'FST_MCP_INVALID_OPTION', message: new RegExp(`"${code.replace(/[.[\]]/g, '\\$&')}"`) })
   }
 })
 
@@ -244,7 +244,7 @@ t.test('headers(ctx), maxResponseBytes, abort, the caller\'s address', async (t)
     server: {},
     serverInfo: SERVER_INFO,
     routes: { headers: (ctx) => ({ 'x-mcp-client': ctx.clientInfo?.name ?? 'unknown' }), maxResponseBytes: 1000 },
-    handlerTimeoutMs: 50
+    limits: { handlerTimeoutMs: 50 }
   })
   app.get('/who', { config: { mcp: true } }, async (request) => {
     got.push({ ...request.headers, ip: request.ip })

@@ -30,7 +30,7 @@ function checkSpec (t: any, messages: any[], listenResponse = false): void {
 }
 
 test('the first message acknowledges the honoured subset of the filter, with the subscription id', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   for (const id of ['listen-1', 9]) {
     const reader = await open(port, id, {
@@ -55,7 +55,7 @@ test('the first message acknowledges the honoured subset of the filter, with the
 })
 
 test('a server without resources honours no resource subscription', async (t) => {
-  const { app, port } = await startApp({ server: { listTools: server.listTools, callTool: server.callTool }, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server: { listTools: server.listTools, callTool: server.callTool }, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   const reader = await open(port, 1, { resourcesListChanged: true, resourceSubscriptions: ['x:/1'], toolsListChanged: true })
   t.same((await reader.nextMessage()).params.notifications, { toolsListChanged: true })
@@ -63,7 +63,7 @@ test('a server without resources honours no resource subscription', async (t) =>
 })
 
 test('each stream gets only the notification types it asked for, tagged with its id', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 0 } } })
   const toolsOnly = await open(port, 'a', { toolsListChanged: true })
   const resourcesOnly = await open(port, 'b', { resourcesListChanged: true, resourceSubscriptions: ['file:///watched'] })
   await toolsOnly.nextMessage()
@@ -93,9 +93,9 @@ test('each stream gets only the notification types it asked for, tagged with its
 
 test('quiet streams get keep-alive comments at the configured interval; 0 turns them off', async (t) => {
   // The interval is shown against a slower one, not the clock: a loaded machine delays both alike.
-  const { app, port } = await startApp({ server, keepAliveMs: 25 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 25 } } })
   t.teardown(() => app.close())
-  const { app: slow, port: slowPort } = await startApp({ server, keepAliveMs: 30_000 })
+  const { app: slow, port: slowPort } = await startApp({ server, limits: { listen: { keepAliveMs: 30_000 } } })
   t.teardown(() => slow.close())
   const reader = await open(port, 1, { toolsListChanged: true })
   const slowReader = await open(slowPort, 1, { toolsListChanged: true })
@@ -105,7 +105,7 @@ test('quiet streams get keep-alive comments at the configured interval; 0 turns 
   reader.res.destroy()
   slowReader.res.destroy()
 
-  const { app: silent, port: silentPort } = await startApp({ server, keepAliveMs: 0 })
+  const { app: silent, port: silentPort } = await startApp({ server, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => silent.close())
   const quiet = await open(silentPort, 1, {})
   await quiet.nextMessage()
@@ -115,7 +115,7 @@ test('quiet streams get keep-alive comments at the configured interval; 0 turns 
 })
 
 test('a notification fans out to many concurrent streams, each with its own id', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0, listenOptions: { maxStreamsPerCaller: 200 } })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 0, maxStreamsPerCaller: 200 } } })
   t.teardown(() => app.close())
   const agent = new http.Agent({ keepAlive: false, maxSockets: 200 })
   t.teardown(() => agent.destroy())
@@ -148,7 +148,7 @@ test('a client that disconnects is removed, and the keep-alive timer stops with 
   await quietBaseline()
   const intervals = watchIntervals()
   t.teardown(intervals.restore)
-  const { app, port } = await startApp({ server, keepAliveMs: 10_000 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 10_000 } } })
   t.teardown(() => app.close())
   const baseline = await quietBaseline(0)
   t.equal(intervals.live(), 0, 'no timer while nobody listens')
@@ -178,7 +178,7 @@ test('app.close() ends every stream with a complete result and leaves no timer, 
   const before = await quietBaseline()
   const intervals = watchIntervals()
   t.teardown(intervals.restore)
-  const { app, port } = await startApp({ server, keepAliveMs: 20 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 20 } } })
   const ids = ['x', 7, 'z']
   const readers = await Promise.all(ids.map((id) => open(port, id, { toolsListChanged: true })))
   await Promise.all(readers.map((r) => r.nextMessage()))
@@ -203,7 +203,7 @@ test('app.close() ends every stream with a complete result and leaves no timer, 
 })
 
 test('a bad filter is rejected with -32602 and no stream', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   const bad = [undefined, null, [], 'tools', { toolsListChanged: 'yes' }, { resourceSubscriptions: 'file:///a' }, { resourceSubscriptions: [1] }]
   for (const notifications of bad) {
@@ -244,13 +244,13 @@ test('legacy keeps listChanged false, has no listen method, and GET stays 405', 
   t.equal(legacyListen.json().error.code, -32601)
 })
 
-test('keepAliveMs is checked at registration', async (t) => {
+test('limits.listen.keepAliveMs is checked at registration', async (t) => {
   for (const keepAliveMs of [-1, 1.5, '1000', 2 ** 31, Number.NaN]) {
     const app = Fastify()
-    await t.rejects(async () => { await app.register(mcpCapabilities, { server, serverInfo: SERVER_INFO, keepAliveMs: keepAliveMs as number }) }, { code: 'FST_MCP_INVALID_OPTION' }, String(keepAliveMs))
+    await t.rejects(async () => { await app.register(mcpCapabilities, { server, serverInfo: SERVER_INFO, limits: { listen: { keepAliveMs: keepAliveMs as number } } }) }, { code: 'FST_MCP_INVALID_OPTION' }, String(keepAliveMs))
     await app.close()
   }
   const ok = Fastify()
-  await ok.register(mcpCapabilities, { server, serverInfo: SERVER_INFO, keepAliveMs: 0 })
+  await ok.register(mcpCapabilities, { server, serverInfo: SERVER_INFO, limits: { listen: { keepAliveMs: 0 } } })
   await ok.close()
 })

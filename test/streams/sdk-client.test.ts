@@ -28,7 +28,7 @@ async function connect (port: number): Promise<Client> {
 }
 
 test('official SDK client (2026-07-28): listen, receive notifyToolsChanged(), see the graceful close', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 50 })
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 50 } } })
   let closed = false
   t.teardown(async () => { if (!closed) await app.close() })
   const client = await connect(port)
@@ -57,7 +57,7 @@ test('official SDK client (2026-07-28): listen, receive notifyToolsChanged(), se
 })
 
 test('official SDK client: close() on a subscription releases the server stream', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0 }, undefined, FORCE_CLOSE)
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 0 } } }, undefined, FORCE_CLOSE)
   t.teardown(() => app.close())
   const client = await connect(port)
   t.teardown(() => client.close())
@@ -72,7 +72,7 @@ test('official SDK client: close() on a subscription releases the server stream'
 })
 
 test('official SDK client: progress notifications reach onprogress before the result', async (t) => {
-  const { app, port } = await startApp({ server, keepAliveMs: 0 }, undefined, FORCE_CLOSE)
+  const { app, port } = await startApp({ server, limits: { listen: { keepAliveMs: 0 } } }, undefined, FORCE_CLOSE)
   t.teardown(() => app.close())
   const client = await connect(port)
   t.teardown(() => client.close())

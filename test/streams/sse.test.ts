@@ -1,5 +1,5 @@
 import { test } from 'tap'
-import { MAX_BUFFERED_BYTES, sseFrame } from '../../lib/streams/sse-writer.js'
+import { DEFAULT_MAX_STREAM_BUFFER_BYTES, sseFrame } from '../../lib/streams/sse-writer.js'
 import { delay, listenRequest, modernHeaders, parseSse, post, SseReader, startApp } from './helpers.js'
 
 const tools = {
@@ -17,7 +17,7 @@ test('sseFrame: one data line per message, ended by a blank line, even when stri
 })
 
 test('an SSE response carries the stream headers and the headers hooks already set', async (t) => {
-  const { app, port } = await startApp({ server: tools, keepAliveMs: 0 }, (app) => {
+  const { app, port } = await startApp({ server: tools, limits: { listen: { keepAliveMs: 0 } } }, (app) => {
     app.addHook('onRequest', async (_request, reply) => { reply.header('x-trace', 'abc') })
   })
   t.teardown(() => app.close())
@@ -36,7 +36,7 @@ test('an SSE response carries the stream headers and the headers hooks already s
 })
 
 test('keep-alive comments are SSE comment lines that carry no event', async (t) => {
-  const { app, port } = await startApp({ server: tools, keepAliveMs: 20 })
+  const { app, port } = await startApp({ server: tools, limits: { listen: { keepAliveMs: 20 } } })
   t.teardown(() => app.close())
   const { res } = await post(port, listenRequest(1, {}), modernHeaders('subscriptions/listen'))
   const reader = new SseReader(res)
@@ -48,14 +48,14 @@ test('keep-alive comments are SSE comment lines that carry no event', async (t) 
 })
 
 test('a client that stops reading is dropped once its queue passes the limit', async (t) => {
-  const { app, port } = await startApp({ server: tools, keepAliveMs: 0 })
+  const { app, port } = await startApp({ server: tools, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   const { res } = await post(port, listenRequest(1, { toolsListChanged: true }), modernHeaders('subscriptions/listen'))
   res.pause()
   await delay(20)
   t.equal(app.mcp.listenStreams, 1)
   // ~110 bytes per notification: enough to fill the socket buffers and then the limit
-  const rounds = Math.ceil((MAX_BUFFERED_BYTES * 40) / 110)
+  const rounds = Math.ceil((DEFAULT_MAX_STREAM_BUFFER_BYTES * 40) / 110)
   let refused = false
   for (let i = 0; i < rounds && !refused; i++) refused = app.mcp.notifyToolsChanged() === 0
   t.ok(refused, 'the stream stopped taking messages')

@@ -11,7 +11,7 @@ const ALICE = { authorization: 'Bearer alice' }
 
 t.test('regression (issue 11 item 6): with maxTasks 5, one credential parking 5 tasks does not make another caller\'s task-only tool fail', async (t) => {
   const probe = newProbe()
-  const app = await tasksApp(t, { taskOptions: { maxTasks: 5 } }, probe)
+  const app = await tasksApp(t, { tasks: { maxTasks: 5 } }, probe)
   const client = tasksClient(t, app)
   const parked: string[] = []
   for (let i = 0; i < 5; i++) {
@@ -27,7 +27,7 @@ t.test('regression (issue 11 item 6): with maxTasks 5, one credential parking 5 
 
 t.test('maxTasksPerOwner: an owner\'s finished tasks make room for its next ones; the total bound still holds', async (t) => {
   const probe = newProbe()
-  const app = await tasksApp(t, { taskOptions: { maxTasks: 3, maxTasksPerOwner: 2 } }, probe)
+  const app = await tasksApp(t, { tasks: { maxTasks: 3, maxTasksPerOwner: 2 } }, probe)
   const client = tasksClient(t, app)
   const a = (await client.call('maybe', { label: 'a' }, { headers: ALICE })).json.result.taskId
   await client.poll(a, undefined, { headers: ALICE })
@@ -42,7 +42,7 @@ t.test('maxTasksPerOwner: an owner\'s finished tasks make room for its next ones
 })
 
 t.test('maxTaskBytes: a result over the limit fails its task with a clear message; the store keeps bytes, not the handler\'s objects', async (t) => {
-  const app = await tasksApp(t, { taskOptions: { maxTaskBytes: 4096 } })
+  const app = await tasksApp(t, { tasks: { maxTaskBytes: 4096 } })
   const client = tasksClient(t, app)
   const small = (await client.call('echo', { size: 1000 })).json.result.taskId
   t.match(await client.poll(small), { status: 'completed', result: { content: [{ type: 'text' }] } })
@@ -55,7 +55,7 @@ t.test('maxTaskBytes: a result over the limit fails its task with a clear messag
 })
 
 t.test('maxStoredBytes: parked questions cannot exceed the byte budget; the handler hears why', async (t) => {
-  const app = await tasksApp(t, { taskOptions: { maxTaskBytes: 4096, maxStoredBytes: 8192 } })
+  const app = await tasksApp(t, { tasks: { maxTaskBytes: 4096, maxStoredBytes: 8192 } })
   const client = tasksClient(t, app)
   const caps = { capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} }, elicitation: {} } }
   const statuses: string[] = []
@@ -68,13 +68,13 @@ t.test('maxStoredBytes: parked questions cannot exceed the byte budget; the hand
 })
 
 t.test('bounds options are checked at registration', async (t) => {
-  for (const [taskOptions, field] of [
-    [{ maxTasksPerOwner: 0 }, 'taskOptions.maxTasksPerOwner'],
-    [{ maxTaskBytes: 1.5 }, 'taskOptions.maxTaskBytes'],
-    [{ maxStoredBytes: -1 }, 'taskOptions.maxStoredBytes'],
-    [{ maxTaskBytes: 2000, maxStoredBytes: 1000 }, 'taskOptions.maxStoredBytes'],
-    [{ store: {} }, 'taskOptions.store']
+  for (const [tasks, field] of [
+    [{ maxTasksPerOwner: 0 }, 'tasks.maxTasksPerOwner'],
+    [{ maxTaskBytes: 1.5 }, 'tasks.maxTaskBytes'],
+    [{ maxStoredBytes: -1 }, 'tasks.maxStoredBytes'],
+    [{ maxTaskBytes: 2000, maxStoredBytes: 1000 }, 'tasks.maxStoredBytes'],
+    [{ store: {} }, 'tasks.store']
   ] as const) {
-    await t.rejects(tasksApp({ teardown: () => {} }, { taskOptions: taskOptions as never }), { code: 'FST_MCP_INVALID_OPTION', message: new RegExp(field.replace('.', '\\.')) }, field)
+    await t.rejects(tasksApp({ teardown: () => {} }, { tasks: tasks as never }), { code: 'FST_MCP_INVALID_OPTION', message: new RegExp(field.replace('.', '\\.')) }, field)
   }
 })

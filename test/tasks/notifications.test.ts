@@ -20,7 +20,7 @@ async function listen (port: number, id: string | number, taskIds: unknown, head
 }
 
 async function serve (t: any, probe: Probe = newProbe()): Promise<{ app: FastifyInstance, port: number }> {
-  const started = await startApp({ server: tasksModule(probe), tasks: true, keepAliveMs: 0 })
+  const started = await startApp({ server: tasksModule(probe), tasks: true, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => started.app.close())
   return started
 }

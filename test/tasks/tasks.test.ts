@@ -59,7 +59,7 @@ t.test('a request without the extension: tasks/* are -32021, optional work runs 
 })
 
 t.test('create, poll, complete: exact shapes, configured ttlMs and pollIntervalMs', async (t) => {
-  const app = await tasksApp(t, { taskOptions: { ttlMs: 120_000, pollIntervalMs: 250 } })
+  const app = await tasksApp(t, { tasks: { ttlMs: 120_000, pollIntervalMs: 250 } })
   const client = tasksClient(t, app)
   const created = await client.call('maybe', { label: 'c' })
   t.equal(created.status, 200)
@@ -117,7 +117,7 @@ t.test('tasks are bound to the credential that created them', async (t) => {
 })
 
 t.test('a custom owner function decides the binding', async (t) => {
-  const app = await tasksApp(t, { taskOptions: { owner: (request) => String(request.headers['x-tenant']) } })
+  const app = await tasksApp(t, { tasks: { owner: (request) => String(request.headers['x-tenant']) } })
   const client = tasksClient(t, app)
   const created = await client.call('maybe', { label: 'f' }, { headers: { 'x-tenant': 'a', authorization: 'one' } })
   const taskId = created.json.result.taskId
@@ -245,7 +245,7 @@ t.test('multi round-trip input first, then a task (SEP-2663 composition)', async
 
 t.test('ttlMs: a task is gone once it elapses, and a running one is aborted', async (t) => {
   const probe = newProbe()
-  const app = await tasksApp(t, { taskOptions: { ttlMs: 60 } }, probe)
+  const app = await tasksApp(t, { tasks: { ttlMs: 60 } }, probe)
   const client = tasksClient(t, app)
   const taskId = (await client.call('slow')).json.result.taskId
   t.equal((await client.get(taskId)).json.result.status, 'working', 'there before the ttl')
@@ -256,7 +256,7 @@ t.test('ttlMs: a task is gone once it elapses, and a running one is aborted', as
 
 t.test('maxTasks: finished tasks are evicted first; when all run, optional work runs inline and required work fails', async (t) => {
   const probe = newProbe()
-  const app = await tasksApp(t, { taskOptions: { maxTasks: 1 } }, probe)
+  const app = await tasksApp(t, { tasks: { maxTasks: 1 } }, probe)
   const client = tasksClient(t, app)
   const first = (await client.call('maybe', { label: 'g' })).json.result.taskId
   await client.poll(first)

@@ -13,7 +13,7 @@ const INPUT_REQUIRED = {
 
 t.test('input_required results of cacheable methods carry no cache hints', async (t) => {
   const server = fullModule({ readResource: () => structuredClone(INPUT_REQUIRED) })
-  const app = await buildApp(t, { server, cache: { ttlMs: 60000, cacheScope: 'public' } })
+  const app = await buildApp(t, { server, cacheHints: { results: { ttlMs: 60000, cacheScope: 'public' } } })
   const reply = await mcpClient(t, app).modern('resources/read', { uri: RESOURCE.uri }, { id: 1, capabilities: { elicitation: {} } })
   const { requestState, ...rest } = reply.json.result
   t.strictSame(rest, { resultType: 'input_required', inputRequests: INPUT_REQUIRED.inputRequests, _meta: { [META_SERVER_INFO]: { name: 'fixture-server', version: '1.2.3' } } },
