@@ -1,14 +1,26 @@
 /**
- * Which validator the define helpers compile tool arguments with: TypeBox's
- * own compiler or Ajv (the one Fastify uses). Compile cost (once per tool at
- * define time) and per-call cost on valid and invalid arguments, including
- * collecting every error for the message. `npm run bench:validators`
+ * What validating tool arguments costs. Part 1: TypeBox's own compiler
+ * against Ajv (the one Fastify uses), raw. Part 2: the same arguments schema
+ * written in each library the define helpers accept, through the helpers'
+ * own adapter (lib/definitions/schema-adapter.ts), so the figures are what a
+ * tools/call pays: TypeBox 0.34 (TypeBox's compiler), TypeBox 1.x and plain
+ * JSON Schema (Ajv 2020), zod 4, valibot and arktype (their `~standard.validate`).
+ * Compile cost (once per tool at define time) and per-call cost on valid and
+ * invalid arguments, including collecting every error for the message.
+ * `npm run bench:validators` (`ROUNDS=2` for a quick run)
  */
 import { Type, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler } from '@sinclair/typebox/compiler'
+import { toStandardJsonSchema } from '@valibot/to-json-schema'
 import { Ajv } from 'ajv'
+import { type } from 'arktype'
+import { Type as Type1 } from 'typebox'
+import * as v from 'valibot'
+import { z } from 'zod'
+import { adaptSchema } from '../lib/definitions/schema-adapter.js'
+import { Invalid } from '../lib/definitions/validation.js'
 
-const ROUNDS = 5
+const ROUNDS = Number(process.env.ROUNDS ?? 5)
 // `UNIQUE=1` adds `uniqueItems` to the array: TypeBox then hashes every item (µs per call).
 const CALLS = 200_000
 const COMPILES = 300
@@ -70,3 +82,57 @@ console.log('\nvalidator  compile (µs)  valid call (ns)  invalid call + all err
 for (const [name, r] of Object.entries(results)) {
   console.log(`${name.padEnd(10)} ${median(r.compileUs).toFixed(0).padStart(12)} ${median(r.validNs).toFixed(0).padStart(16)} ${median(r.invalidNs).toFixed(0).padStart(31)}`)
 }
+
+/** The same arguments schema in every accepted library: query (non-empty), state (open | closed | all), limit (1..100), labels. */
+const written: Record<string, () => unknown> = {
+  'typebox 0.34': schema,
+  'typebox 1.x': () => Type1.Object({
+    query: Type1.String({ minLength: 1, description: 'Words to look for' }),
+    state: Type1.Optional(Type1.Union([Type1.Literal('open'), Type1.Literal('closed'), Type1.Literal('all')])),
+    limit: Type1.Optional(Type1.Integer({ minimum: 1, maximum: 100 })),
+    labels: Type1.Optional(Type1.Array(Type1.String()))
+  }),
+  'plain JSON': () => ({
+    type: 'object',
+    properties: {
+      query: { type: 'string', minLength: 1, description: 'Words to look for' },
+      state: { enum: ['open', 'closed', 'all'] },
+      limit: { type: 'integer', minimum: 1, maximum: 100 },
+      labels: { type: 'array', items: { type: 'string' } }
+    },
+    required: ['query']
+  }),
+  zod: () => z.object({
+    query: z.string().min(1).describe('Words to look for'),
+    state: z.enum(['open', 'closed', 'all']).optional(),
+    limit: z.number().int().min(1).max(100).optional(),
+    labels: z.array(z.string()).optional()
+  }),
+  valibot: () => toStandardJsonSchema(v.object({
+    query: v.pipe(v.string(), v.minLength(1), v.description('Words to look for')),
+    state: v.optional(v.picklist(['open', 'closed', 'all'])),
+    limit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(100))),
+    labels: v.optional(v.array(v.string()))
+  })),
+  arktype: () => type({ query: 'string > 0', 'state?': "'open' | 'closed' | 'all'", 'limit?': '1 <= number.integer <= 100', 'labels?': 'string[]' })
+}
+
+const use = { where: 'bench', root: 'arguments', direction: 'input' } as const
+const adapted: Record<string, { compileUs: number[], validNs: number[], invalidNs: number[] }> = {}
+for (const name of Object.keys(written)) adapted[name] = { compileUs: [], validNs: [], invalidNs: [] }
+for (let round = 0; round < ROUNDS; round++) {
+  for (const [name, make] of Object.entries(written)) {
+    const r = adapted[name]!
+    r.compileUs.push(time(() => adaptSchema(make(), use), COMPILES / 10) / 1000)
+    const { validator } = adaptSchema(make(), use)
+    r.validNs.push(time(() => { if (validator.validate(valid) instanceof Invalid) throw new Error('valid rejected') }, CALLS))
+    r.invalidNs.push(time(() => { if (!(validator.validate(invalid) instanceof Invalid)) throw new Error('invalid accepted') }, CALLS / 10))
+  }
+}
+console.log('\nthrough the define helpers\' adapter (listing + compile once; validate per call):')
+console.log('library        define (µs)  valid call (ns)  invalid call + all problems (ns)')
+for (const [name, r] of Object.entries(adapted)) {
+  console.log(`${name.padEnd(14)} ${median(r.compileUs).toFixed(0).padStart(11)} ${median(r.validNs).toFixed(0).padStart(16)} ${median(r.invalidNs).toFixed(0).padStart(33)}`)
+}
+console.log('\nproblems for the invalid arguments:')
+for (const [name, make] of Object.entries(written)) console.log(`  ${name}:`, (adaptSchema(make(), use).validator.validate(structuredClone(invalid)) as Invalid).problems.join('; '))

@@ -22,6 +22,7 @@ import { callerOrigin } from './groups.js'
 import { compilePromptEntry, type PromptDefinition, type PromptEntry } from './prompts.js'
 import { compileResourceEntry, type ResourceDefinition, type ResourceEntry } from './resources.js'
 import { compileToolEntry, type ToolDefinition, type ToolEntry } from './tools.js'
+import type { Checked } from './schema-types.js'
 
 /** What every kind's runtime handle offers. */
 export interface LiveDefinitions {
@@ -40,14 +41,14 @@ export interface LiveDefinitions {
 
 export interface LiveTools extends LiveDefinitions {
   /** Adds a tool on this instance (run it on every instance); a name already defined fails. */
-  add<I = undefined, O = undefined> (name: string, tool: ToolDefinition<I, O>): void
+  add<const I = undefined, const O = undefined> (name: string, tool: ToolDefinition<I, O> & { input?: Checked<I>, output?: Checked<O> }): void
   /** Replaces the tool named `name` on this instance, keeping its place and enabled state. */
-  update<I = undefined, O = undefined> (name: string, tool: ToolDefinition<I, O>): void
+  update<const I = undefined, const O = undefined> (name: string, tool: ToolDefinition<I, O> & { input?: Checked<I>, output?: Checked<O> }): void
 }
 
 export interface LivePrompts extends LiveDefinitions {
-  add<A = undefined> (name: string, prompt: PromptDefinition<A>): void
-  update<A = undefined> (name: string, prompt: PromptDefinition<A>): void
+  add<const A = undefined> (name: string, prompt: PromptDefinition<A>): void
+  update<const A = undefined> (name: string, prompt: PromptDefinition<A>): void
 }
 
 export interface LiveResources extends LiveDefinitions {

@@ -1,12 +1,10 @@
 /**
- * `definePrompts`: prompts whose arguments are a TypeBox object of string
- * properties. The listed `arguments` (name, title, description, required)
+ * `definePrompts`: prompts whose arguments are an object schema of string
+ * properties (TypeBox, a Standard Schema library or plain JSON Schema). The listed `arguments` (name, title, description, required)
  * come from that schema, the arguments are validated before the handler
  * runs (-32602 naming each failing argument), and per-argument completers
  * feed `completion/complete`.
  */
-import type { Static, TObject } from '@sinclair/typebox'
-import { Type } from '@sinclair/typebox'
 import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
@@ -22,20 +20,22 @@ import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { defaultsOptional } from './listed-defaults.js'
-import { compileValidator, type Validator } from './validation.js'
+import { adaptSchema } from './schema-adapter.js'
+import type { Checked, InferObject, ObjectSchema } from './schema-types.js'
+import { Invalid, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
 /** A handler's answer: a whole result, or a text that becomes one user message. */
 export type PromptReturn = GetPromptResult | string
 
-/** The handler's arguments: `Static` of the arguments schema (none: no arguments). */
-export type PromptArguments<A> = [A] extends [TObject] ? Static<A> : Record<string, never>
+/** The handler's arguments: typed from the arguments schema (none: no arguments). */
+export type PromptArguments<A> = [A] extends [ObjectSchema] ? InferObject<A> : Record<string, never>
 
-export interface PromptDefinition<A = TObject> {
+export interface PromptDefinition<A = ObjectSchema> {
   title?: string
   description?: string
-  /** The arguments: a TypeBox object whose properties are strings (`Type.Optional` for optional ones). */
-  arguments?: A
+  /** The arguments: an object schema whose properties are strings (optional ones are listed `required: false`). */
+  arguments?: Checked<A>
   icons?: Icon[]
   _meta?: JsonObject
   /** Scopes a caller needs for this prompt, beyond the endpoint's. */
@@ -58,7 +58,7 @@ export interface CompiledPrompt {
   readonly handler: (args: any, ctx: HandlerContext) => PromptReturn | Promise<PromptReturn>
 }
 
-const NO_ARGUMENTS = Type.Object({})
+const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
 
 /** What a prompt definition may hold (`PromptDefinition`); the listed fields are checked against `Prompt` once built. */
 const PROMPT_FIELDS = {
@@ -80,11 +80,11 @@ function isStringSchema (schema: unknown): boolean {
   return typeof schema.const === 'string'
 }
 
-function listedArguments (schema: TObject, where: string): PromptArgument[] {
+function listedArguments (schema: JsonObject, where: string): PromptArgument[] {
   // A defaulted argument may be left out: not listed as required.
-  const plain = defaultsOptional(plainJson(schema, where) as JsonObject)
-  if (!isPlainObject(plain) || plain.type !== 'object' || (plain.properties !== undefined && !isPlainObject(plain.properties))) {
-    throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema (Type.Object(...)) of string properties')
+  const plain = defaultsOptional(schema)
+  if (plain.properties !== undefined && !isPlainObject(plain.properties)) {
+    throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema of string properties')
   }
   const required = new Set(Array.isArray(plain.required) ? plain.required as string[] : [])
   const properties = (plain.properties ?? {}) as Record<string, JsonObject>
@@ -103,6 +103,15 @@ function asResult (value: PromptReturn): GetPromptResult {
   return typeof value === 'string' ? { messages: [{ role: 'user', content: { type: 'text', text: value } }] } : value
 }
 
+/** Runs the handler on validated arguments (or refuses them, -32602 naming each). */
+function run (prompt: CompiledPrompt, args: unknown, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
+  if (args instanceof Invalid) {
+    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(args.problems)}`)
+  }
+  const result = prompt.handler(args, ctx)
+  return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
+}
+
 /** A compiled prompt as the catalogue keeps it. */
 export interface PromptEntry extends CatalogEntry {
   readonly compiled: CompiledPrompt
@@ -114,10 +123,10 @@ export interface PromptEntry extends CatalogEntry {
 export function compilePromptEntry (name: string, definition: PromptDefinition<any>, origin: string): PromptEntry {
   const where = `prompt "${name}"`
   const { scopes } = checkDefinition(PROMPT_FIELDS, definition, where)
-  const schema = (definition.arguments ?? NO_ARGUMENTS) as TObject
+  const schema = adaptSchema(definition.arguments ?? NO_ARGUMENTS, { where: `${where} (arguments)`, root: 'arguments', direction: 'input' })
   const prompt: Record<string, unknown> = { name }
   copyFields(definition as unknown as Record<string, unknown>, prompt, ['title', 'description'], where)
-  const args = listedArguments(schema, `${where} (arguments)`)
+  const args = listedArguments(schema.listed, `${where} (arguments)`)
   if (args.length > 0) prompt.arguments = args
   copyFields(definition as unknown as Record<string, unknown>, prompt, ['icons', '_meta'], where)
   checkListed(Prompt, prompt, where, 'Prompt')
@@ -139,7 +148,7 @@ export function compilePromptEntry (name: string, definition: PromptDefinition<a
     json: JSON.stringify(prompt),
     view: 'prompts',
     origin,
-    compiled: { name, args: compileValidator(schema, `${where} (arguments)`, 'arguments'), handler: definition.handler },
+    compiled: { name, args: schema.validator, handler: definition.handler },
     scopes,
     completers
   }
@@ -166,15 +175,12 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     }
     const prompt = entry.compiled
-    const args = params.arguments === undefined ? {} : params.arguments
-    if (!prompt.args.check(args)) {
-      throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(prompt.args.problems(args))}`)
-    }
-    // preHandler hooks run here, once the arguments are valid, and may answer in the prompt's place.
-    return afterValidation(ctx, args, (valid) => {
-      const result = prompt.handler(valid, ctx)
-      return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
-    }) as GetPromptResult | Promise<GetPromptResult>
+    const args = prompt.args.validate(params.arguments === undefined ? {} : params.arguments)
+    // preHandler hooks run once the arguments are valid (an invalid set is refused by run), and may answer in the prompt's place.
+    const go = (settled: unknown): GetPromptResult | Promise<GetPromptResult> => settled instanceof Invalid
+      ? run(prompt, settled, ctx)
+      : afterValidation(ctx, settled as JsonObject, (valid) => run(prompt, valid, ctx)) as GetPromptResult | Promise<GetPromptResult>
+    return isThenable(args) ? Promise.resolve(args).then(go) : go(args)
   }
   const rawScopes = rawGet === undefined ? undefined : (rawGet as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
   const requirement: ScopeRequirement = (params) => {
@@ -196,12 +202,12 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
  * Defines prompts by name: `{ summarise: { arguments: Type.Object({ id: Type.String() }), handler: ({ id }) => '...' } }`,
  * or `{ summarise }` with each written by `definePrompt`. Spread any number of results into a server module.
  */
-export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
+export function definePrompts<const A extends { [K in keyof A]: unknown }> (prompts: { [K in keyof A]: PromptDefinition<A[K]> }): DefinedPrompts {
   if (!isPlainObject(prompts)) throw new FST_MCP_INVALID_DEFINITION('prompts', 'expected an object of prompt definitions by name')
   const origin = callerOrigin('definePrompts', definePrompts)
   const entries: PromptEntry[] = []
   for (const name of Object.keys(prompts)) {
-    entries.push(compilePromptEntry(name, (prompts as Record<string, PromptDefinition>)[name] as PromptDefinition, origin))
+    entries.push(compilePromptEntry(name, (prompts as Record<string, PromptDefinition<any>>)[name] as PromptDefinition<any>, origin))
   }
   let own: DefinedPrompts | undefined
   const handlers = (): DefinedPrompts => {
@@ -229,7 +235,7 @@ export function definePrompts<A extends { [K in keyof A]: unknown }> (prompts: {
 }
 
 /** One prompt, typed from its arguments schema, for a file of its own; collected by `definePrompts({ name })`. */
-export function definePrompt<A = undefined> (prompt: PromptDefinition<A>): PromptDefinition<A> {
+export function definePrompt<const A = undefined> (prompt: PromptDefinition<A>): PromptDefinition<A> {
   if (!isPlainObject(prompt)) throw new FST_MCP_INVALID_DEFINITION('prompt', 'expected an object { arguments?, handler, ... }')
   return prompt
 }

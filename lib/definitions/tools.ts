@@ -1,17 +1,16 @@
 /**
- * `defineTools`: tools from TypeBox schemas. Each tool's arguments are
- * validated before its handler runs (validators compiled here, once), the
- * handler is typed from the schemas, and the module gets `listTools` (a deeply
- * frozen list, served as prepared bytes) and `callTool`.
+ * `defineTools`: tools from schemas (TypeBox, a Standard Schema library or
+ * plain JSON Schema: schema-adapter.ts). Each tool's arguments are validated
+ * before its handler runs (validators compiled here, once), the handler is
+ * typed from the schemas, and the module gets `listTools` (a deeply frozen
+ * list, served as prepared bytes) and `callTool`.
  */
-import type { Static, TObject } from '@sinclair/typebox'
-import { Type } from '@sinclair/typebox'
 import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { LISTED_TOOL } from '../server-module/listed-tool.js'
@@ -21,7 +20,9 @@ import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { defaultsOptional } from './listed-defaults.js'
-import { compileValidator, type Validator } from './validation.js'
+import { adaptSchema } from './schema-adapter.js'
+import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
+import { Invalid, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
 /** Tool names as the spec recommends them (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . */
@@ -48,17 +49,17 @@ function isToolError (value: unknown): value is ToolError {
 }
 
 /** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult` or a string (one text block). */
-export type ToolReturn<O> = [O] extends [TObject] ? Static<O> | ToolError : CallToolResult | string
+export type ToolReturn<O> = [O] extends [ObjectSchema] ? (InferReturn<O> & object) | ToolError : CallToolResult | string
 
-/** The handler's arguments: `Static` of the input schema (no input: no arguments). */
-export type ToolArguments<I> = [I] extends [TObject] ? Static<I> : Record<string, never>
+/** The handler's arguments: typed from the input schema (no input: no arguments). */
+export type ToolArguments<I> = [I] extends [ObjectSchema] ? InferObject<I> : Record<string, never>
 
-export interface ToolDefinition<I = TObject, O = unknown> {
+export interface ToolDefinition<I = ObjectSchema, O = unknown> {
   title?: string
   description?: string
-  /** The arguments: a TypeBox object schema (default: no arguments). */
+  /** The arguments: an object schema (TypeBox, Standard Schema with JSON Schema, or plain JSON Schema; default: no arguments). */
   input?: I
-  /** The structured result: a TypeBox object schema; the handler then returns data of that shape. */
+  /** The structured result: an object schema; the handler then returns data of that shape. */
   output?: O
   annotations?: ToolAnnotations
   icons?: Icon[]
@@ -82,7 +83,7 @@ export interface CompiledTool {
   readonly handler: (args: any, ctx: HandlerContext) => unknown
 }
 
-const NO_ARGUMENTS = Type.Object({})
+const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
 
 /** What a tool definition may hold (`ToolDefinition`); the listed fields are checked against `Tool` once built. */
 const TOOL_FIELDS = {
@@ -97,63 +98,30 @@ const TOOL_FIELDS = {
   handler: callback('a function (args, ctx) returning the result', true)
 }
 
-function listedSchema (schema: TObject, where: string): JsonObject {
-  const plain = plainJson(schema, where) as JsonObject
-  if (!isPlainObject(plain) || plain.type !== 'object') {
-    throw new FST_MCP_INVALID_DEFINITION(where, 'must be an object schema (Type.Object(...)): the spec requires type "object" at the root')
-  }
-  return plain
-}
-
-function compileTool (name: string, definition: ToolDefinition<TObject, unknown>): { tool: Tool, compiled: CompiledTool, scopes: readonly string[] | undefined } {
+function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, compiled: CompiledTool, scopes: readonly string[] | undefined } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
   const { scopes } = checkDefinition(TOOL_FIELDS, definition, where)
-  const input = (definition.input ?? NO_ARGUMENTS) as TObject
   const tool: Record<string, unknown> = { name }
   copyFields(definition as unknown as Record<string, unknown>, tool, ['title', 'description'], where)
+  const input = adaptSchema(definition.input ?? NO_ARGUMENTS, { where: `${where} (input)`, root: 'arguments', direction: 'input' })
   // A defaulted argument may be left out: not listed as required.
-  tool.inputSchema = defaultsOptional(listedSchema(input, `${where} (input)`))
-  const output = definition.output as TObject | undefined
-  if (output !== undefined) tool.outputSchema = listedSchema(output, `${where} (output)`)
+  tool.inputSchema = defaultsOptional(input.listed)
+  // the handler's own object is checked as it is: no defaults written into it
+  const output = definition.output === undefined ? undefined : adaptSchema(definition.output, { where: `${where} (output)`, root: 'result', direction: 'output' })
+  if (output !== undefined) tool.outputSchema = output.listed
   copyFields(definition as unknown as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
   checkListed(Tool, tool, where, 'Tool')
   return {
     tool: tool as Tool,
     scopes,
-    compiled: {
-      name,
-      input: sharedValidator(input, tool.inputSchema, `${where} (input)`, 'arguments', true),
-      // the handler's own object is checked as it is: no defaults written into it
-      output: output === undefined ? undefined : sharedValidator(output, tool.outputSchema, `${where} (output)`, 'result', false),
-      handler: definition.handler
-    }
+    compiled: { name, input: input.validator, output: output?.validator, handler: definition.handler }
   }
 }
 
-/**
- * Validators by the JSON text of their schema: tools with the same schema
- * (generated catalogues, per-tenant copies) share one compiled check, so
- * registering many of them does not compile the same code again. Bounded.
- */
-const validators = new Map<string, Validator>()
-const MAX_SHARED_VALIDATORS = 4096
-
-function sharedValidator (schema: TObject, listed: unknown, where: string, root: string, applyDefaults: boolean): Validator {
-  const key = root + (applyDefaults ? '+' : '-') + JSON.stringify(listed)
-  let validator = validators.get(key)
-  if (validator === undefined) {
-    validator = compileValidator(schema, where, root, applyDefaults)
-    if (validators.size >= MAX_SHARED_VALIDATORS) validators.clear()
-    validators.set(key, validator)
-  }
-  return validator
-}
-
-function invalidArguments (tool: CompiledTool, args: unknown): CallToolResult {
-  const problems = tool.input.problems(args)
+function invalidArguments (tool: CompiledTool, invalid: Invalid): CallToolResult {
   return {
-    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(problems)}` }],
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(invalid.problems)}` }],
     isError: true
   }
 }
@@ -163,16 +131,32 @@ function asToolResult (value: unknown): CallToolResult {
   return typeof value === 'string' ? { content: [{ type: 'text', text: value }] } : value as CallToolResult
 }
 
-function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult {
+function structured (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
   if (isToolError(value)) return value
-  const output = tool.output as Validator
-  if (!output.check(value)) {
+  const checked = (tool.output as Validator).validate(value)
+  return isThenable(checked) ? Promise.resolve(checked).then((settled) => structuredContent(tool, settled, ctx)) : structuredContent(tool, checked, ctx)
+}
+
+function structuredContent (tool: CompiledTool, checked: unknown, ctx: HandlerContext): CallToolResult {
+  if (checked instanceof Invalid) {
     // The server's fault, not the caller's: details go to the log, the client gets a bare internal error.
-    ctx.logger.error({ tool: tool.name, problems: output.problems(value) }, `MCP tool "${tool.name}" returned a result that does not match its output schema`)
+    ctx.logger.error({ tool: tool.name, problems: checked.problems }, `MCP tool "${tool.name}" returned a result that does not match its output schema`)
     throw new McpError(ErrorCode.InternalError, 'Internal error')
   }
   // The text block carries the same JSON for clients that predate structuredContent (the spec's advice).
-  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as JsonObject }
+  return { content: [{ type: 'text', text: JSON.stringify(checked) }], structuredContent: checked as JsonObject }
+}
+
+/** Runs the handler on validated arguments (or answers the validation failure). */
+function run (tool: CompiledTool, args: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  if (args instanceof Invalid) return invalidArguments(tool, args)
+  const result = tool.handler(args, ctx)
+  if (tool.output === undefined) {
+    return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
+  }
+  return isThenable(result)
+    ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
+    : structured(tool, result, ctx)
 }
 
 /** A compiled tool as the catalogue keeps it. */
@@ -183,7 +167,7 @@ export interface ToolEntry extends CatalogEntry {
 
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
 export function compileToolEntry (name: string, definition: ToolDefinition<any, any>, origin: string): ToolEntry {
-  const { tool, compiled, scopes } = compileTool(name, definition as ToolDefinition<TObject, unknown>)
+  const { tool, compiled, scopes } = compileTool(name, definition as ToolDefinition<ObjectSchema, unknown>)
   deepFreeze(tool)
   return { name, listed: tool, json: JSON.stringify(tool), view: 'tools', origin, compiled, scopes }
 }
@@ -215,20 +199,12 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     }
     const tool = entry.compiled
-    const args = params.arguments === undefined ? {} : params.arguments
-    if (!tool.input.check(args)) return invalidArguments(tool, args)
-    // preHandler hooks run here, once the arguments are valid, and may answer in the tool's place.
-    return afterValidation(ctx, args, (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
-  }
-
-  function run (tool: CompiledTool, args: JsonObject, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
-    const result = tool.handler(args, ctx)
-    if (tool.output === undefined) {
-      return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
-    }
-    return isThenable(result)
-      ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
-      : structured(tool, result, ctx)
+    const args = tool.input.validate(params.arguments === undefined ? {} : params.arguments)
+    // preHandler hooks run once the arguments are valid, and may answer in the tool's place.
+    const go = (settled: unknown): CallToolResult | Promise<CallToolResult> => settled instanceof Invalid
+      ? invalidArguments(tool, settled)
+      : afterValidation(ctx, settled as JsonObject, (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
+    return isThenable(args) ? Promise.resolve(args).then(go) : go(args)
   }
   const rawScopes = rawCall === undefined ? undefined : (rawCall as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
   const requirement: ScopeRequirement = (params) => {
@@ -256,14 +232,14 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
  */
 export function defineTools<
   // Inferred per tool: the input schema (I) and the output schema (O) of each name.
-  I extends { [K in keyof I]: unknown },
-  O extends { [K in keyof I]: unknown }
-> (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: O[K] } }): DefinedTools {
+  const I extends { [K in keyof I]: unknown },
+  const O extends { [K in keyof I]: unknown }
+> (tools: { [K in keyof I]: ToolDefinition<I[K], O[K]> } & { [K in keyof O]: { output?: Checked<O[K]> } } & { [K in keyof I]: { input?: Checked<I[K]> } }): DefinedTools {
   if (!isPlainObject(tools)) throw new FST_MCP_INVALID_DEFINITION('tools', 'expected an object of tool definitions by name')
   const origin = callerOrigin('defineTools', defineTools)
   const entries: ToolEntry[] = []
   for (const name of Object.keys(tools)) {
-    entries.push(compileToolEntry(name, (tools as Record<string, ToolDefinition<TObject, unknown>>)[name] as ToolDefinition<TObject, unknown>, origin))
+    entries.push(compileToolEntry(name, (tools as Record<string, ToolDefinition<ObjectSchema, unknown>>)[name] as ToolDefinition<ObjectSchema, unknown>, origin))
   }
   // The group's own handlers, for direct use (unit tests); the endpoint serves the composed catalogue.
   let own: DefinedTools | undefined
@@ -289,7 +265,7 @@ export function defineTools<
  * `export const add = defineTool({ input: Type.Object({ a: Type.Number() }), handler: ({ a }) => ... })`,
  * collected by `defineTools({ add })` (or added at runtime with `fastify.mcp.tools.add('add', add)`).
  */
-export function defineTool<I = undefined, O = undefined> (tool: ToolDefinition<I, O>): ToolDefinition<I, O> {
+export function defineTool<const I = undefined, const O = undefined> (tool: ToolDefinition<I, O> & { input?: Checked<I>, output?: Checked<O> }): ToolDefinition<I, O> {
   if (!isPlainObject(tool)) throw new FST_MCP_INVALID_DEFINITION('tool', 'expected an object { input?, output?, handler, ... }')
   return tool
 }

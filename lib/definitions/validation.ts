@@ -1,9 +1,11 @@
 /**
  * Validators for defined tools, prompts and resources, compiled once when the
- * definition is made with TypeBox's compiler: it compiles a schema about ten
- * times faster than Ajv and checks valid input faster too, with no extra
- * dependency (measured by `bench/validators.ts`, see the README). Failures
- * are rare, so their readable description is only built when one happens.
+ * definition is made. TypeBox 0.34 schemas use TypeBox's compiler: it
+ * compiles a schema about ten times faster than Ajv and checks valid input
+ * faster too (measured by `bench/validators.ts`, see the README); other JSON
+ * Schemas go to Ajv (json-schema-validation.ts), Standard Schemas to their
+ * own library (standard-validation.ts). Failures are rare, so their readable
+ * description is only built when one happens.
  */
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
@@ -13,11 +15,18 @@ import { clip } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 
-export interface Validator<T = unknown> {
-  /** True when `value` matches; applies schema defaults first when the schema has any. */
-  check (value: unknown): value is T
-  /** Every failing path and what it expected, one line each (empty when valid). */
-  problems (value: unknown): string[]
+/** A value that failed validation: every failing path and what it expected, one line each. */
+export class Invalid {
+  constructor (readonly problems: readonly string[]) {}
+}
+
+export interface Validator {
+  /**
+   * The value to hand on (declared defaults filled in; for a Standard Schema,
+   * the library's output) or an `Invalid`. A Standard Schema library with
+   * asynchronous checks answers a promise of either.
+   */
+  validate (value: unknown): unknown
 }
 
 /**
@@ -30,7 +39,7 @@ function nestedTooDeeply (root: string): McpError {
 }
 
 /** Runs a check that recurses into a client's value; a stack overflow becomes the client's error. */
-function withinStack<R> (root: string, run: () => R): R {
+export function withinStack<R> (root: string, run: () => R): R {
   try {
     return run()
   } catch (err) {
@@ -39,8 +48,8 @@ function withinStack<R> (root: string, run: () => R): R {
   }
 }
 
-/** A JSON pointer (`/labels/1`) as a readable path (`labels[1]`); the root is `(root)`. */
-function readablePath (pointer: string, root: string): string {
+/** A JSON pointer (`/labels/1`) as a readable path (`labels[1]`); the root is `root`. */
+export function readablePath (pointer: string, root: string): string {
   if (pointer === '') return root
   let out = ''
   for (const raw of pointer.slice(1).split('/')) {
@@ -117,15 +126,17 @@ function hasKeyword (schema: unknown, keyword: string): boolean {
   return Object.values(schema).some((value) => hasKeyword(value, keyword))
 }
 
+/** True for a TypeBox 0.34 schema (`@sinclair/typebox`, either its ESM or its CommonJS build: `Kind` is a global symbol). */
+export function isTypeBoxLegacySchema (schema: unknown): schema is TSchema {
+  return schema !== null && typeof schema === 'object' && typeof (schema as { [Kind]?: unknown })[Kind] === 'string'
+}
+
 /**
- * Compiles `schema` (a TypeBox schema) for `where` (named in errors).
+ * Compiles `schema` (a TypeBox 0.34 schema) for `where` (named in errors).
  * `root` names the value as a whole in problem lines (`arguments`, ...).
- * With `applyDefaults`, `check` fills in declared defaults (in place) first.
+ * With `applyDefaults`, `validate` fills in declared defaults (in place) first.
  */
-export function compileValidator<T = unknown> (schema: TSchema, where: string, root: string, applyDefaults = true): Validator<T> {
-  if (schema === null || typeof schema !== 'object' || typeof (schema as { [Kind]?: unknown })[Kind] !== 'string') {
-    throw new FST_MCP_INVALID_DEFINITION(where, 'expected a TypeBox schema (Type.Object(...))')
-  }
+export function compileValidator (schema: TSchema, where: string, root: string, applyDefaults = true): Validator {
   registerCommonFormats()
   const formats = unknownFormats(schema)
   if (formats.size > 0) {
@@ -139,20 +150,20 @@ export function compileValidator<T = unknown> (schema: TSchema, where: string, r
   }
   // Defaults are applied only when the schema declares some: the common case pays nothing.
   const defaults = applyDefaults ? defaultsOf(schema) : undefined
+  function problems (value: unknown): Invalid {
+    const seen = new Set<string>()
+    const lines: string[] = []
+    for (const error of compiled.Errors(value)) {
+      if (seen.has(error.path)) continue // the first complaint per path says it best
+      seen.add(error.path)
+      // the path quotes the client's keys: a few dozen characters of each line's
+      lines.push(`${clip(readablePath(error.path, root))}: ${expectation(error.message, error.schema)}`)
+    }
+    return new Invalid(lines)
+  }
   return {
-    check: defaults !== undefined
-      ? (value: unknown): value is T => withinStack(root, () => compiled.Check(defaults(value)))
-      : (value: unknown): value is T => withinStack(root, () => compiled.Check(value)),
-    problems: (value: unknown): string[] => withinStack(root, () => {
-      const seen = new Set<string>()
-      const lines: string[] = []
-      for (const error of compiled.Errors(value)) {
-        if (seen.has(error.path)) continue // the first complaint per path says it best
-        seen.add(error.path)
-        // the path quotes the client's keys: a few dozen characters of each line's
-        lines.push(`${clip(readablePath(error.path, root))}: ${expectation(error.message, error.schema)}`)
-      }
-      return lines
-    })
+    validate: defaults !== undefined
+      ? (value) => withinStack(root, () => compiled.Check(defaults(value)) ? value : problems(value))
+      : (value) => withinStack(root, () => compiled.Check(value) ? value : problems(value))
   }
 }

@@ -16,7 +16,7 @@
 import { FST_MCP_INVALID_ROUTE_TOOL, FST_MCP_ROUTE_ARGUMENT_COLLISION } from '../errors.js'
 import { checkDefinition, checkListed, deepFreeze, isPlainObject, SCOPES } from '../definitions/plain.js'
 import { TOOL_NAME, type ToolEntry } from '../definitions/tools.js'
-import type { Validator } from '../definitions/validation.js'
+import { Invalid, type Validator } from '../definitions/validation.js'
 import { Tool, type ToolAnnotations } from '../protocol/schemas.js'
 import type { HandlerContext } from '../server-module/contract.js'
 import type { CheckedRouteTool } from './route-config.js'
@@ -254,7 +254,9 @@ function argumentCheck (plan: RoutePlan): Validator {
     return lines
   }
   return {
-    check: (value: unknown): value is unknown => problems(value).length === 0,
-    problems
+    validate: (value: unknown): unknown => {
+      const lines = problems(value)
+      return lines.length === 0 ? value : new Invalid(lines)
+    }
   }
 }

@@ -11,7 +11,7 @@ import http from 'node:http'
 import { Type } from '@sinclair/typebox'
 import t, { type Test } from 'tap'
 import {
-  defineResource, defineResources, definePrompt, definePrompts, defineTool, defineTools
+  defineResource, defineResources, definePrompt, definePrompts, defineTool, defineTools, type ToolDefinition
 } from '../../lib/index.js'
 import { injectClient } from '../../lib/testing/index.js'
 import { registrationError } from '../helpers/mcp-fixtures.js'
@@ -177,7 +177,7 @@ t.test('runtime changes reach the listen streams that asked for them', async (t)
 })
 
 t.test('listPageSize: stable cursors through changes, invalid cursors -32602, pages are prepared', async (t) => {
-  const many: Record<string, Parameters<typeof defineTools>[0][string]> = {}
+  const many: Record<string, ToolDefinition> = {}
   for (let i = 0; i < 25; i++) many[`t${i}`] = { handler: () => text(String(i)) }
   const { app } = await serve(t, defineTools(many), { listPageSize: 10 })
   const client = injectClient(app)

@@ -167,7 +167,7 @@ t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', a
     ['title not a string', () => defineTools({ x: { title: 5, handler } as any }), /tool "x": "title": expected a string/],
     ['unknown field (a typo)', () => defineTools({ x: { descripton: 'adds', handler } as any }), /tool "x": "descripton": unknown field \(known: title, description, .*\); did you mean "description"\?/],
     ['input not an object schema', () => defineTools({ x: { input: Type.String() as any, handler } }), /tool "x" \(input\): must be an object schema/],
-    ['plain JSON schema input', () => defineTools({ x: { input: { type: 'object' } as any, handler } }), /expected a TypeBox schema/],
+    ['a class instance as input', () => defineTools({ x: { input: new Map() as any, handler } }), /tool "x" \(input\): expected a TypeBox object .*Standard Schema .*plain JSON Schema object/],
     ['unknown format', () => defineTools({ x: { input: Type.Object({ s: Type.String({ format: 'fancy' }) }), handler } }), /unknown string format "fancy"/],
     ['bad annotations', () => defineTools({ x: { annotations: { readOnlyHint: 'yes' } as any, handler } }), /not a valid Tool: \/annotations\/readOnlyHint/],
     ['bad scopes', () => defineTools({ x: { scopes: ['a b'], handler } }), /tool "x": "scopes\[0\]": expected a scope name \(a non-empty string without spaces\)/],

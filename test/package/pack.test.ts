@@ -4,10 +4,14 @@
  * dist/), then a new project installs the tarball with its peers from the
  * registry and uses it: ESM import of every entry in `exports`, register and
  * answer `initialize`; CommonJS `require()`; and `tsc --strict` with
- * `declaration: true` and `skipLibCheck: false` under `module: nodenext`,
- * `moduleResolution: bundler` and `module: commonjs` with `moduleResolution:
- * node10` (subpaths through `typesVersions`), on a consumer that exports what the package's
- * functions return (so every type a public signature reaches must be nameable).
+ * `declaration: true` and `skipLibCheck: false`, with TypeScript 5.x and 7.x,
+ * in an ES module project and a CommonJS one (`"type": "commonjs"`) under
+ * `module: nodenext` and under `moduleResolution: bundler` (plus TypeScript
+ * 5's `node10`, subpaths through `typesVersions`), on a consumer that exports
+ * what the package's functions return (so every type a public signature
+ * reaches must be nameable) and defines tools in both TypeBox lines, zod,
+ * valibot and plain JSON Schema (handler types checked, then the compiled
+ * tools run).
  *
  * Every entry of package.json `exports` is covered without editing this file;
  * peer dependencies (optional ones too, e.g. ioredis for `./redis`) are
@@ -22,7 +26,9 @@ import { REPO_ROOT } from '../helpers/paths.js'
 import { optionalPeersOnlyTypesNeed, unexportedReachableTypes } from '../helpers/reachable-types.js'
 
 const NAME = 'fastify-mcp-capabilities'
-const STEP_TIMEOUT_MS = 180_000
+const STEP_TIMEOUT_MS = 600_000
+// npm pack, installs and seven compiles: minutes on an idle two-core machine, far more on a busy one
+t.setTimeout(1_800_000)
 
 interface Run { code: number | null, stdout: string, stderr: string }
 
@@ -35,7 +41,16 @@ function childEnv (): NodeJS.ProcessEnv {
   return env
 }
 
-function run (command: string, args: string[], cwd: string): Promise<Run> {
+/**
+ * `bare`: without tap's NODE_OPTIONS loaders, which break an ES module `tsc`
+ * such as TypeScript 7's (tap puts them back into any child it sees spawned,
+ * so a shell drops them just before the program starts).
+ */
+function run (command: string, args: string[], cwd: string, bare = false): Promise<Run> {
+  if (bare) {
+    args = ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', command, ...args]
+    command = '/bin/sh'
+  }
   return new Promise((resolve) => {
     execFile(command, args, { cwd, env: childEnv(), timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null
@@ -289,45 +304,200 @@ console.log(JSON.stringify(out))`], app)
     lines.push(`import * as e${i} from '${entry}'`)
     lines.push(`export const all${i} = { ...e${i} }`)
     for (const name of functions[entry] ?? []) {
-      lines.push(`export const f${i}_${name} = (...args: Parameters<typeof e${i}.${name}>) => e${i}.${name}(...args)`)
+      // any arguments (a generic function's erased Parameters can be never); the return type is the one inferred for the call
+      lines.push(`export const f${i}_${name} = (...args: any[]) => (e${i}.${name} as (...a: any[]) => ReturnType<typeof e${i}.${name}>)(...args)`)
     }
   })
   return lines.join('\n') + '\n'
 }
 
-const COMPILERS: Record<string, Record<string, unknown>> = {
-  'module: nodenext': { module: 'nodenext', moduleResolution: 'nodenext' },
-  'moduleResolution: bundler': { module: 'esnext', moduleResolution: 'bundler' },
-  // a CommonJS TypeScript project's defaults: no `exports`, so the subpaths resolve through `typesVersions`
-  'module: commonjs, moduleResolution: node10': { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true }
+/** What a project on TypeScript 5 with `module: commonjs` gets by default: `moduleResolution: node10` (gone in TypeScript 7). */
+const NODE10 = { module: 'commonjs', moduleResolution: 'node10', esModuleInterop: true }
+
+/**
+ * TypeScript 7, what `npm install -D typescript` gives a new project, beside
+ * this checkout's 5.x. Installed into its own folder for the test: as a
+ * devDependency (an npm alias) its `tsc` would take the checkout's
+ * `node_modules/.bin/tsc` from 5.x.
+ */
+const TYPESCRIPT_7 = 'typescript@^7'
+
+/** Each project kind: its folder's package.json `type` and its compiler settings. */
+const SETUPS: Record<string, { type: 'module' | 'commonjs', settings: Record<string, unknown> }> = {
+  'ESM, module: nodenext': { type: 'module', settings: { module: 'nodenext', moduleResolution: 'nodenext' } },
+  'CommonJS ("type": "commonjs"), module: nodenext': { type: 'commonjs', settings: { module: 'nodenext', moduleResolution: 'nodenext' } },
+  'moduleResolution: bundler': { type: 'module', settings: { module: 'esnext', moduleResolution: 'bundler' } }
 }
 
-t.test('tsc --strict, declaration: true, skipLibCheck: false', async (t) => {
-  if (!existsSync(installed)) return t.fail('not installed')
-  mkdirSync(join(app, 'src'))
-  writeFileSync(join(app, 'src', 'consumer.ts'), consumerSource())
-  writeFileSync(join(app, 'src', 'entries.ts'), await entriesSource())
-  const tsc = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc')
-  const started = Date.now()
-  // every setting at once: the machine has at least two cores
-  await Promise.all(Object.entries(COMPILERS).map(async ([label, settings], i) => {
-    const config = `tsconfig.${i}.json`
-    writeFileSync(join(app, config), JSON.stringify({
-      compilerOptions: {
-        ...settings,
-        target: 'es2022',
-        strict: true,
-        declaration: true,
-        skipLibCheck: false,
-        types: ['node'],
-        outDir: `out-${i}`
-      },
-      include: ['src']
-    }))
-    const r = await run(process.execPath, [tsc, '-p', config], app)
-    t.equal(r.code, 0, `${label}: no error`, { output: show(r) })
-    const emitted = join(app, `out-${i}`, 'consumer.d.ts')
-    t.ok(existsSync(emitted) && statSync(emitted).size > 0, `${label}: declarations emitted`)
+/** The schema libraries the consumer uses beside the package: both TypeBox lines, zod 4, valibot. */
+const SCHEMA_LIBRARIES = ['typebox', 'zod', 'valibot', '@valibot/to-json-schema']
+
+/**
+ * Tools and a prompt in every schema library, handler arguments and results
+ * checked against the types a user expects (a wrong one fails to compile),
+ * and a `main()` that serves them and calls each tool.
+ */
+function schemaSource (): string {
+  return `import Fastify from 'fastify'
+import { Type as LegacyType } from '@sinclair/typebox'
+import { Type, type Static } from 'typebox'
+import { z } from 'zod'
+import * as v from 'valibot'
+import { toStandardJsonSchema } from '@valibot/to-json-schema'
+import mcpCapabilities, { definePrompts, defineTools } from '${NAME}'
+import { injectClient } from '${NAME}/testing'
+
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true : false
+function same<A, B> (_proof: Equal<A, B>): void {}
+
+// declared \`as const\` so TypeScript 5 keeps its literal types (TypeScript 7 also types it written inline)
+const Query = { type: 'object', properties: { q: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } }, required: ['q'] } as const
+
+const Labels = Type.Object({ labels: Type.Array(Type.String()), limit: Type.Optional(Type.Integer({ default: 10 })) })
+
+export const tools = defineTools({
+  legacy: {
+    input: LegacyType.Object({ values: LegacyType.Array(LegacyType.Number()) }),
+    output: LegacyType.Object({ sum: LegacyType.Number() }),
+    handler: (args) => {
+      same<typeof args, { values: number[] }>(true)
+      return { sum: args.values.reduce((a, b) => a + b, 0) }
+    }
+  },
+  modern: {
+    input: Labels,
+    output: Type.Object({ count: Type.Integer() }),
+    handler: (args) => {
+      same<typeof args, Static<typeof Labels>>(true)
+      return { count: args.labels.length + (args.limit ?? 0) }
+    }
+  },
+  zod: {
+    input: z.object({ words: z.array(z.string()), upper: z.boolean().default(false) }),
+    output: z.object({ text: z.string() }),
+    handler: (args) => {
+      same<typeof args, { words: string[], upper: boolean }>(true)
+      const text = args.words.join(' ')
+      return { text: args.upper ? text.toUpperCase() : text }
+    }
+  },
+  valibot: {
+    input: toStandardJsonSchema(v.object({ n: v.number() })),
+    handler: (args) => {
+      same<typeof args, { n: number }>(true)
+      return { content: [{ type: 'text', text: String(args.n * 2) }] }
+    }
+  },
+  plain: {
+    input: Query,
+    handler: (args) => {
+      same<typeof args, { q: string, tags?: string[] }>(true)
+      return { content: [{ type: 'text', text: args.q }] }
+    }
+  }
+})
+
+export const prompts = definePrompts({
+  brief: {
+    arguments: z.object({ topic: z.string() }),
+    handler: ({ topic }) => \`Write about \${topic}\`
+  }
+})
+
+export async function main (): Promise<unknown[]> {
+  const app = Fastify()
+  await app.register(mcpCapabilities, { server: { ...tools, ...prompts }, serverInfo: { name: 'consumer', version: '1.0.0' } })
+  const client = injectClient(app)
+  const out = [
+    (await client.callTool('legacy', { values: [1, 2, 3] })).structuredContent,
+    (await client.callTool('modern', { labels: ['a', 'b'] })).structuredContent,
+    (await client.callTool('zod', { words: ['hi', 'there'] })).structuredContent,
+    (await client.callTool('valibot', { n: 21 })).content,
+    (await client.callTool('plain', { q: 'x' })).content,
+    (await client.callTool('plain', {})).isError
+  ]
+  await app.close()
+  return out
+}
+`
+}
+
+const EXPECTED_RUN = [{ sum: 6 }, { count: 12 }, { text: 'hi there' }, [{ type: 'text', text: '42' }], [{ type: 'text', text: 'x' }], true]
+
+function writeConfig (dir: string, name: string, settings: Record<string, unknown>, outDir: string): void {
+  writeFileSync(join(dir, name), JSON.stringify({
+    compilerOptions: {
+      ...settings,
+      target: 'es2022',
+      strict: true,
+      declaration: true,
+      skipLibCheck: false,
+      types: ['node'],
+      // TypeScript 7 wants it said (TS5011) when the sources sit in a folder
+      rootDir: 'src',
+      outDir
+    },
+    include: ['src']
   }))
-  t.comment(`tsc (${Object.keys(COMPILERS).length} settings): ${Date.now() - started} ms`)
+}
+
+t.test('tsc --strict, declaration: true, skipLibCheck: false: every project kind, TypeScript 5 and 7, every schema library', async (t) => {
+  if (!existsSync(installed)) return t.fail('not installed')
+  const libraries = SCHEMA_LIBRARIES.map((name) => `${name}@${installedVersion(name)}`)
+  const added = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', ...libraries], app)
+  t.equal(added.code, 0, `npm install ${libraries.join(' ')}`, { output: show(added) })
+  const ts7 = join(work, 'typescript-7')
+  mkdirSync(ts7)
+  writeFileSync(join(ts7, 'package.json'), JSON.stringify({ name: 'typescript-7', private: true }))
+  const compiler = await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', TYPESCRIPT_7], ts7)
+  t.equal(compiler.code, 0, `npm install ${TYPESCRIPT_7}`, { output: show(compiler) })
+  if (added.code !== 0 || compiler.code !== 0) return
+  const TYPESCRIPTS: Record<string, string> = {
+    [`TypeScript ${installedVersion('typescript')}`]: join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc'),
+    [`TypeScript ${JSON.parse(readFileSync(join(ts7, 'node_modules', 'typescript', 'package.json'), 'utf8')).version}`]: join(ts7, 'node_modules', 'typescript', 'bin', 'tsc')
+  }
+  const shared = { 'consumer.ts': consumerSource(), 'entries.ts': await entriesSource(), 'schema.ts': schemaSource() }
+  const folders: Record<string, string> = {}
+  for (const kind of ['module', 'commonjs'] as const) {
+    const dir = join(app, kind === 'module' ? 'esm' : 'cjs')
+    mkdirSync(join(dir, 'src'), { recursive: true })
+    writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: `consumer-${kind}`, private: true, type: kind }))
+    for (const [file, source] of Object.entries(shared)) writeFileSync(join(dir, 'src', file), source)
+    writeFileSync(join(dir, 'src', 'run.ts'), "import { main } from './schema.js'\nmain().then((out) => console.log(JSON.stringify(out)), (err) => { console.error(err); process.exitCode = 1 })\n")
+    folders[kind] = dir
+  }
+  const started = Date.now()
+  const jobs: Array<{ label: string, tsc: string, dir: string, config: string, out: string, runs: boolean }> = []
+  Object.entries(TYPESCRIPTS).forEach(([compiler, tsc], c) => {
+    Object.entries(SETUPS).forEach(([setup, { type, settings }], s) => {
+      const dir = folders[type] as string
+      const out = `out-${c}-${s}`
+      writeConfig(dir, `tsconfig.${c}-${s}.json`, settings, out)
+      jobs.push({ label: `${compiler}, ${setup}`, tsc, dir, config: `tsconfig.${c}-${s}.json`, out, runs: setup !== 'moduleResolution: bundler' })
+    })
+  })
+  // TypeScript 5's CommonJS default; the subpaths resolve through `typesVersions` (the schema consumer needs exports-aware resolution)
+  const legacyDir = join(app, 'node10')
+  mkdirSync(join(legacyDir, 'src'), { recursive: true })
+  writeFileSync(join(legacyDir, 'package.json'), JSON.stringify({ name: 'consumer-node10', private: true, type: 'commonjs' }))
+  writeFileSync(join(legacyDir, 'src', 'consumer.ts'), shared['consumer.ts'])
+  writeFileSync(join(legacyDir, 'src', 'entries.ts'), shared['entries.ts'])
+  writeConfig(legacyDir, 'tsconfig.json', NODE10, 'out')
+  jobs.push({ label: `${Object.keys(TYPESCRIPTS)[0]}, module: commonjs, moduleResolution: node10`, tsc: TYPESCRIPTS[Object.keys(TYPESCRIPTS)[0] as string] as string, dir: legacyDir, config: 'tsconfig.json', out: 'out', runs: false })
+
+  // two at a time: the machine has at least two cores
+  const queue = [...jobs]
+  await Promise.all([0, 1].map(async () => {
+    for (let job = queue.shift(); job !== undefined; job = queue.shift()) {
+      const r = await run(process.execPath, [job.tsc, '-p', job.config], job.dir, true)
+      t.equal(r.code, 0, `${job.label}: no error`, { output: show(r) })
+      const emitted = join(job.dir, job.out, 'consumer.d.ts')
+      t.ok(existsSync(emitted) && statSync(emitted).size > 0, `${job.label}: declarations emitted`)
+      if (!job.runs || r.code !== 0) continue
+      const ran = await run(process.execPath, [join(job.out, 'run.js')], job.dir, true)
+      t.equal(ran.code, 0, `${job.label}: the compiled tools run`, { output: show(ran) })
+      if (ran.code === 0) t.strictSame(JSON.parse(ran.stdout), EXPECTED_RUN, `${job.label}: each library validated and answered`)
+    }
+  }))
+  t.comment(`tsc (${jobs.length} settings): ${Date.now() - started} ms`)
 })

@@ -1,0 +1,119 @@
+/**
+ * One schema of a definition (a tool's `input` or `output`, a prompt's
+ * `arguments`), whatever library wrote it, as the two things the helpers
+ * need: the JSON Schema to list (plain JSON, 2020-12, `type: "object"` at the
+ * root) and a validator compiled once.
+ *
+ * - TypeBox 0.34 (`@sinclair/typebox`): TypeBox's compiler.
+ * - TypeBox 1.x (`typebox`) and plain JSON Schema objects: Ajv, draft 2020-12.
+ * - Standard Schema + Standard JSON Schema (zod 4, valibot through
+ *   `toStandardJsonSchema`, arktype, ...): listed from `~standard.jsonSchema`,
+ *   validated by the library's `~standard.validate`.
+ *
+ * The libraries are recognised by shape, never imported: the application
+ * brings the one it uses.
+ */
+import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
+import type { JsonObject } from '../server-module/contract.js'
+import { checkDialect, checkJsonSchema, compileJsonSchema } from './json-schema-validation.js'
+import { isPlainObject, plainJson } from './plain.js'
+import type { StandardJsonSchema } from './schema-types.js'
+import { standardValidator } from './standard-validation.js'
+import { compileValidator, isTypeBoxLegacySchema, type Validator } from './validation.js'
+
+/** What the error says is accepted. */
+export const ACCEPTED_SCHEMAS = 'a TypeBox object (@sinclair/typebox 0.34 or typebox 1.x), a Standard Schema that gives its JSON Schema (zod 4, arktype, valibot wrapped in toStandardJsonSchema from @valibot/to-json-schema) or a plain JSON Schema object'
+
+export interface AdaptedSchema {
+  /** The JSON Schema to list: plain JSON, an object at the root. */
+  readonly listed: JsonObject
+  readonly validator: Validator
+}
+
+export interface SchemaUse {
+  /** Named in every error (`tool "add" (input)`). */
+  readonly where: string
+  /** Names the value as a whole in problem lines (`arguments`, `result`). */
+  readonly root: string
+  /** `output`: the handler's result is checked (the output JSON Schema is listed, no defaults are written into it). */
+  readonly direction: 'input' | 'output'
+}
+
+type Kind = 'typebox-legacy' | 'standard' | 'json-schema'
+
+function standardProps (schema: unknown): Record<string, unknown> | undefined {
+  if (schema === null || (typeof schema !== 'object' && typeof schema !== 'function')) return undefined
+  const props = (schema as { '~standard'?: unknown })['~standard']
+  return props !== null && typeof props === 'object' ? props as Record<string, unknown> : undefined
+}
+
+function kindOf (schema: unknown, where: string): Kind {
+  const standard = standardProps(schema)
+  if (standard !== undefined) {
+    const converter = standard.jsonSchema as Record<string, unknown> | undefined
+    if (typeof standard.validate !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, `a "~standard" without a validate function; expected ${ACCEPTED_SCHEMAS}`)
+    if (converter === null || typeof converter !== 'object' || typeof converter.input !== 'function' || typeof converter.output !== 'function') {
+      const vendor = typeof standard.vendor === 'string' ? `${standard.vendor} ` : ''
+      throw new FST_MCP_INVALID_DEFINITION(where, `a ${vendor}Standard Schema without Standard JSON Schema ("~standard.jsonSchema"), so it cannot be listed; ` +
+        'valibot: wrap it in toStandardJsonSchema (@valibot/to-json-schema); zod: 4.2 or later; arktype: 2.1.25 or later')
+    }
+    return 'standard'
+  }
+  if (isTypeBoxLegacySchema(schema)) return 'typebox-legacy'
+  // TypeBox 1.x schemas are plain objects (their `~kind` is not enumerable), so they are JSON Schema as they are.
+  if (isPlainObject(schema)) return 'json-schema'
+  throw new FST_MCP_INVALID_DEFINITION(where, `expected ${ACCEPTED_SCHEMAS}`)
+}
+
+function listedFrom (schema: unknown, kind: Kind, use: SchemaUse): Record<string, unknown> {
+  if (kind !== 'standard') return plainJson(schema, use.where) as Record<string, unknown>
+  const converter = (schema as StandardJsonSchema)['~standard'].jsonSchema
+  let converted: unknown
+  try {
+    converted = use.direction === 'output' ? converter.output({ target: 'draft-2020-12' }) : converter.input({ target: 'draft-2020-12' })
+  } catch (err) {
+    throw new FST_MCP_INVALID_DEFINITION(use.where, `its library cannot give a JSON Schema for it (${(err as Error).message})`)
+  }
+  return plainJson(converted, use.where) as Record<string, unknown>
+}
+
+/**
+ * Compiled validators by kind, use and the JSON text of their schema: tools
+ * with the same schema (generated catalogues, per-tenant copies) share one
+ * compiled check, so registering many of them does not compile the same code
+ * again. Bounded. Standard Schemas are not shared: their library validates
+ * (with refinements and transforms the JSON Schema does not show), and there
+ * is nothing to compile.
+ */
+const shared = new Map<string, Validator>()
+const MAX_SHARED_VALIDATORS = 4096
+
+function sharedValidator (key: string, compile: () => Validator): Validator {
+  let validator = shared.get(key)
+  if (validator === undefined) {
+    validator = compile()
+    if (shared.size >= MAX_SHARED_VALIDATORS) shared.clear()
+    shared.set(key, validator)
+  }
+  return validator
+}
+
+/** Lists and compiles `schema` for `use`; a schema of no accepted kind, or not an object schema, fails here. */
+export function adaptSchema (schema: unknown, use: SchemaUse): AdaptedSchema {
+  const kind = kindOf(schema, use.where)
+  const listed = listedFrom(schema, kind, use)
+  if (!isPlainObject(listed) || listed.type !== 'object') {
+    throw new FST_MCP_INVALID_DEFINITION(use.where, 'must be an object schema (type "object" at the root, e.g. Type.Object(...) or z.object(...)): the spec requires it')
+  }
+  checkDialect(listed, use.where)
+  const applyDefaults = use.direction === 'input'
+  if (kind === 'standard') {
+    checkJsonSchema(listed, use.where)
+    return { listed: listed as JsonObject, validator: standardValidator(schema as StandardJsonSchema, use.root) }
+  }
+  const key = `${kind} ${use.root} ${applyDefaults ? '+' : '-'} ${JSON.stringify(listed)}`
+  const validator = kind === 'typebox-legacy'
+    ? sharedValidator(key, () => compileValidator(schema as Parameters<typeof compileValidator>[0], use.where, use.root, applyDefaults))
+    : sharedValidator(key, () => compileJsonSchema(plainJson(listed, use.where), use.where, use.root, applyDefaults))
+  return { listed: listed as JsonObject, validator }
+}
