@@ -95,3 +95,9 @@ export const FST_MCP_ROUTE_ARGUMENT_COLLISION = coded<'FST_MCP_ROUTE_ARGUMENT_CO
   'FST_MCP_ROUTE_ARGUMENT_COLLISION',
   'Route %s cannot be a tool: the argument "%s" would be both in the %s and in the %s (leave a part out with config.mcp.querystring/params: false, or name the whole body with config.mcp.body: "<name>")'
 )
+
+export const FST_MCP_INVALID_HOOK = coded<'FST_MCP_INVALID_HOOK', [string, string]>(
+  'FST_MCP_INVALID_HOOK',
+  'Invalid MCP hook "%s": %s',
+  TypeError
+)

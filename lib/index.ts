@@ -5,6 +5,8 @@ export { mcpCapabilities }
 export default mcpCapabilities
 export type { McpCapabilitiesOptions, McpDecorator } from './plugin.js'
 export type { ServerInfo, CacheScope, CacheHintOptions, CacheHintsOptions, DeploymentEra, PerRequest, RequestStateOptions, LimitOptions, ValidateOptions } from './options.js'
+export type { McpHookName, McpHooks, McpOperation, McpCall, McpOperationError, OnRequestHook, PreHandlerHook, OnResultHook, OnErrorHook } from './hooks/types.js'
+export type { TelemetryOptions } from './telemetry/telemetry-options.js'
 
 export { buildCapabilities, TASKS_EXTENSION } from './server-module/capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'
@@ -119,3 +121,8 @@ export type { AppCsp, AppPermissions, AppResourceDefinition, AppResourceUi, AppT
 export { UI_EXTENSION, UI_MIME_TYPE, clientSupportsUi } from './apps/ui-extension.js'
 export type { AppVisibility } from './apps/ui-extension.js'
 export { OFFERED_EXTENSIONS } from './server-module/capabilities.js'
+// Types reachable from the public ones above (a consumer can name whatever it is handed).
+export type { DefinitionChange } from './parts/event-bus.js'
+export type { RequestScope, TaskHost } from './handler/request-scope.js'
+export type { ToolErrorMode } from './handler/tool-errors.js'
+export type { VerifiedCaller } from './auth/verified-token.js'

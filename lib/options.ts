@@ -8,7 +8,7 @@
  *
  *   server, serverInfo, era, path, instructions,
  *   allowedOrigins, allowedHosts, authorization { ... },
- *   toolErrors: 'message' | 'mask', listPageSize,
+ *   toolErrors: 'message' | 'mask', listPageSize, routes: true | { ... }, telemetry: true | false | { tracerProvider, meterProvider },
  *   tasks: true | { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, owner },
  *   scale: redisScale() | { eventBus, answerRouter, taskStore },
  *   requestState: { secret, ttlMs },
@@ -20,6 +20,7 @@
  * (`options.limits.listen.keepAliveMs` is the registry's `keepAliveMs`).
  */
 import { randomBytes } from 'node:crypto'
+import type { TelemetryOptions } from './telemetry/telemetry-options.js'
 import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_REQUEST_STATE_SECRET_REQUIRED } from './errors.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './parts/answer-router.js'
@@ -256,6 +257,13 @@ export interface McpCapabilitiesOptions {
    * settings of how a call reaches the route (README, Routes as tools).
    */
   routes?: boolean | RoutesOptions
+  /**
+   * OpenTelemetry traces and metrics by the MCP semantic conventions, when
+   * `@opentelemetry/api` is installed and a tracer or meter provider is
+   * registered. Default `true`; `false` turns them off; an object names the
+   * providers to use instead of the global ones.
+   */
+  telemetry?: boolean | TelemetryOptions
 }
 
 const SERVER = custom('an object whose methods are the MCP handlers', (value) => {
@@ -363,6 +371,12 @@ const VALIDATE = group({
   paramHeaders: oneOf(PARAM_HEADER_MODES, { default: DEFAULT_PARAM_HEADER_MODE })
 })
 
+/** On by default (it costs nothing until a provider is registered); providers given here replace the global ones. */
+const TELEMETRY = toggle(map(group({
+  tracerProvider: withMethods<NonNullable<TelemetryOptions['tracerProvider']>>(['getTracer']),
+  meterProvider: withMethods<NonNullable<TelemetryOptions['meterProvider']>>(['getMeter'])
+}), (providers): TelemetryOptions => Object.freeze(given(providers))), true)
+
 /** The whole tree. Fastify's `register` reads `prefix`, `logLevel` and `logSerializers` from the same object. */
 const OPTIONS = group({
   server: SERVER,
@@ -384,7 +398,8 @@ const OPTIONS = group({
   limits: LIMITS,
   validate: VALIDATE,
   listPageSize: integer({ min: 1, max: MAX_LIST_PAGE_SIZE, unit: 'items per page' }),
-  routes: ROUTES_OPTION
+  routes: ROUTES_OPTION,
+  telemetry: TELEMETRY
 }, {
   ignore: ['prefix', 'logLevel', 'logSerializers'],
   finish: (options, at) => {
@@ -414,4 +429,20 @@ export type ResolvedTaskOptions = NonNullable<ResolvedOptions['tasks']>
 /** Validates and normalises the options; throws a coded error naming the path of the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {
   return check(OPTIONS, options, '', (path, message) => new FST_MCP_INVALID_OPTION(path === '' ? 'options' : path, message))
+}
+
+function resolveTelemetry (value: unknown): false | TelemetryOptions {
+  if (value === undefined || value === true) return {}
+  if (value === false) return false
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FST_MCP_INVALID_OPTION('telemetry', 'expected a boolean or { tracerProvider?, meterProvider? }')
+  const { tracerProvider, meterProvider, ...rest } = value as Record<string, unknown>
+  const unknown = Object.keys(rest)
+  if (unknown.length > 0) throw new FST_MCP_INVALID_OPTION('telemetry', `unknown key "${unknown[0] as string}" (known: tracerProvider, meterProvider)`)
+  if (tracerProvider !== undefined && typeof (tracerProvider as { getTracer?: unknown })?.getTracer !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('telemetry.tracerProvider', 'expected a TracerProvider (an object with getTracer)')
+  }
+  if (meterProvider !== undefined && typeof (meterProvider as { getMeter?: unknown })?.getMeter !== 'function') {
+    throw new FST_MCP_INVALID_OPTION('telemetry.meterProvider', 'expected a MeterProvider (an object with getMeter)')
+  }
+  return Object.freeze({ ...(tracerProvider === undefined ? {} : { tracerProvider }), ...(meterProvider === undefined ? {} : { meterProvider }) }) as TelemetryOptions
 }

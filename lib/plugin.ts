@@ -11,7 +11,7 @@
  * any instance; legacy answers that land here for another instance's
  * request are forwarded by the answer router.
  */
-import type { FastifyPluginAsync } from 'fastify'
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import type { LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'
 import { openEndpointState } from './endpoint/state.js'
@@ -24,6 +24,10 @@ import { keepTickShapesAlive } from './response/tick-shapes.js'
 import { createEndpointAuthorization } from './endpoint/authorization.js'
 import type { ProtectedResourceMetadata } from './auth/protected-resource-metadata.js'
 import type { McpEvent } from './parts/event-bus.js'
+import { HookRegistry } from './hooks/registry.js'
+import type { McpHookName, McpHooks } from './hooks/types.js'
+import { McpTelemetry } from './telemetry/tracing.js'
+import { modernErrorStatus } from './endpoint/modern-era.js'
 import { composeServer } from './definitions/compose.js'
 import { createUiListFilter } from './apps/ui-view.js'
 import type { ListFilter } from './endpoint/state.js'
@@ -70,6 +74,13 @@ export interface McpDecorator {
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
+  /**
+   * Adds a hook around MCP operations (see README, Hooks): `onRequest`,
+   * `preHandler`, `onResult`, `onError`. Hooks added in the context the plugin
+   * was registered in apply to every MCP request; hooks are fixed once the
+   * app is ready.
+   */
+  addHook<N extends McpHookName> (name: N, hook: McpHooks[N]): void
   readonly authorization: {
     readonly resource: string
     readonly metadata: Readonly<ProtectedResourceMetadata>
@@ -104,7 +115,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const given = (opts as { prefix?: unknown }).prefix
   const prefix = typeof given === 'string' ? given : undefined
   const { subscriptions } = state
-  fastify.decorate('mcp', Object.freeze({
+  const hooks = new HookRegistry()
+  const decorator: McpDecorator = Object.freeze({
     capabilities: state.capabilities,
     serverInfo: options.serverInfo,
     era: options.era,
@@ -122,6 +134,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     get listenStreams () {
       return subscriptions.size
     },
+    addHook (): void {
+      throw new TypeError('fastify.mcp.addHook is called on fastify.mcp of a Fastify instance')
+    },
     authorization: auth === undefined
       ? undefined
       : Object.freeze({
@@ -130,7 +145,27 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
         metadataUrl: auth.resourceServer.metadataUrl,
         clearTokenCache: () => auth.resourceServer.clearCache()
       })
-  }))
+  })
+  // `fastify.mcp` of each context adds hooks in that context (the getter's `this`), as `fastify.addHook` does.
+  const views = new WeakMap<FastifyInstance, McpDecorator>()
+  fastify.decorate('mcp', {
+    getter (this: FastifyInstance): McpDecorator {
+      let view = views.get(this)
+      if (view === undefined) {
+        const context = this
+        view = Object.freeze(Object.create(decorator, {
+          addHook: { value: <N extends McpHookName>(name: N, hook: McpHooks[N]) => hooks.add(context, name, hook, fastify), enumerable: true }
+        }) as McpDecorator)
+        views.set(this, view)
+      }
+      return view
+    }
+  })
+  const telemetry = options.telemetry === undefined ? undefined : await McpTelemetry.load(options.telemetry)
+  fastify.addHook('onReady', function settleOperations () {
+    hooks.seal()
+    state.operations.configure(hooks.chainsFor(fastify), telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200)
+  })
   // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
   installRouteTools(fastify, options.routes, composition.tools)
   // Per-request state lives in one slot, declared here and filled on first use (lib/handler/request-scope.ts).

@@ -11,7 +11,8 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
@@ -165,12 +166,20 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawGet(params, ctx) as GetPromptResult
+      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) {
+        // A raw handler validates nothing: the preHandler hooks run right before it.
+        const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
+        return afterValidation(ctx, given, (args) => rawGet(args === given ? params : { ...params, arguments: args as Record<string, string> }, ctx)) as GetPromptResult
+      }
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     }
     const prompt = entry.compiled
     const args = prompt.args.validate(params.arguments === undefined ? {} : params.arguments)
-    return isThenable(args) ? Promise.resolve(args).then((settled) => run(prompt, settled, ctx)) : run(prompt, args, ctx)
+    // preHandler hooks run once the arguments are valid (an invalid set is refused by run), and may answer in the prompt's place.
+    const go = (settled: unknown): GetPromptResult | Promise<GetPromptResult> => settled instanceof Invalid
+      ? run(prompt, settled, ctx)
+      : afterValidation(ctx, settled as JsonObject, (valid) => run(prompt, valid, ctx)) as GetPromptResult | Promise<GetPromptResult>
+    return isThenable(args) ? Promise.resolve(args).then(go) : go(args)
   }
   const rawScopes = rawGet === undefined ? undefined : (rawGet as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
   const requirement: ScopeRequirement = (params) => {
@@ -184,7 +193,7 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
   return {
     listPrompts: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'prompts', 'name', params, ctx, pageSize, raw.listPrompts) as ListPromptsResult,
-    getPrompt: withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers)
+    getPrompt: validatesOwnArguments(withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers))
   }
 }
 

@@ -18,6 +18,7 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
@@ -182,18 +183,28 @@ export interface RawToolHandlers {
  * know at all goes to the raw `callTool` (when there is one); a disabled
  * tool is unknown. Raw listed tools follow the defined ones.
  */
+/** A raw handler beside the definitions validates nothing: the preHandler hooks run right before it. */
+function callRaw (rawCall: (params: CallToolParams, ctx: HandlerContext) => unknown, params: CallToolParams, ctx: HandlerContext): unknown {
+  const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
+  return afterValidation(ctx, given, (args) => rawCall(args === given ? params : { ...params, arguments: args }, ctx))
+}
+
 export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number): DefinedTools {
   const rawCall = raw.callTool
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return rawCall(params, ctx) as CallToolResult
+      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return callRaw(rawCall, params, ctx) as CallToolResult
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     }
     const tool = entry.compiled
     const args = tool.input.validate(params.arguments === undefined ? {} : params.arguments)
-    return isThenable(args) ? Promise.resolve(args).then((settled) => run(tool, settled, ctx)) : run(tool, args, ctx)
+    // preHandler hooks run once the arguments are valid, and may answer in the tool's place.
+    const go = (settled: unknown): CallToolResult | Promise<CallToolResult> => settled instanceof Invalid
+      ? invalidArguments(tool, settled)
+      : afterValidation(ctx, settled as JsonObject, (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
+    return isThenable(args) ? Promise.resolve(args).then(go) : go(args)
   }
   const rawScopes = rawCall === undefined ? undefined : (rawCall as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
   const requirement: ScopeRequirement = (params) => {
@@ -209,7 +220,7 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
   return {
     listTools: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'tools', 'name', params, ctx, pageSize, raw.listTools) as ListToolsResult,
-    callTool: withRequiredScopes(callTool, requirement)
+    callTool: validatesOwnArguments(withRequiredScopes(callTool, requirement))
   }
 }
 

@@ -88,6 +88,18 @@ export function createDispatcher (state: EndpointState, auth: EndpointAuthorizat
 
   return function handlePost (request, reply) {
     const message = classifyMessage(request.body)
+    // Hooks and telemetry, when any: around every request (lib/endpoint/operations.ts).
+    const around = state.operations.around
+    if (around === undefined || message.kind !== 'request') return serve(message, request, reply)
+    try {
+      return around(message, request, reply, serve, isModernRequest)?.catch((err: unknown) => fault(err, message.id, request, reply))
+    } catch (err) {
+      fault(err, message.id, request, reply)
+      return undefined
+    }
+  }
+
+  function serve (message: JsonRpcMessage, request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> | undefined {
     const id = message.kind === 'request' ? message.id : undefined
     try {
       const answer = dispatch(message, request, reply)

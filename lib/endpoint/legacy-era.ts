@@ -17,7 +17,7 @@ import { StreamClientRequests } from '../input/stream-client-requests.js'
 import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
-import { faultSubject, invokeHandler } from '../handler/invoke.js'
+import { faultSubject } from '../handler/invoke.js'
 import { whenSettled } from '../common/maybe-promise.js'
 import { CANCELLED } from '../handler/in-flight.js'
 import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
@@ -128,7 +128,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     })
     const clientRequests = entry.asksClient === true ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
-    const started = invokeHandler(options.server, entry, params, ctx, state.resultCheck, options.toolErrors)
+    const started = state.operations.invoke(entry, params, ctx)
     // A handler still running is bounded: timed out, or stopped when the server closes.
     // Its caller may cancel it by id (notifications/cancelled); nobody else can.
     const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason), { caller: callerOf(request), id }) : started

@@ -16,7 +16,7 @@ import { type EndpointState, type ListFilter, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { type InputReplay, openInputRound } from '../input/input-replay.js'
-import { faultSubject, invokeHandler, type Outcome } from '../handler/invoke.js'
+import { faultSubject, type Outcome } from '../handler/invoke.js'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
 import type { EraHandler, RequestMessage } from './legacy-era.js'
@@ -263,7 +263,7 @@ export function createModernHandler (state: EndpointState): EraHandler {
       scope.params = params
     }
     const invoke = (): MaybePromise<Outcome> => {
-      const outcome = invokeHandler(options.server, entry, params, ctx, state.resultCheck, options.toolErrors)
+      const outcome = state.operations.invoke(entry, params, ctx)
       return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
     }
     const started = method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke()

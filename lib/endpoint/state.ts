@@ -20,6 +20,7 @@ import { SharedParts } from '../parts/lifecycle.js'
 import { SubscriptionRegistry } from '../streams/subscriptions.js'
 import { TaskService } from '../tasks/service.js'
 import { LegacyLogLevel } from './legacy-log-level.js'
+import { Operations } from './operations.js'
 import { FST_MCP_SCALE_UNAVAILABLE } from '../errors.js'
 import type { Composition } from '../definitions/compose.js'
 import { ConfirmedChanges } from '../definitions/confirmed-changes.js'
@@ -50,6 +51,8 @@ export interface EndpointState {
   /** The tasks extension, with `tasks: true`. */
   readonly tasks: TaskService | undefined
   readonly legacyLogLevel: LegacyLogLevel
+  /** What runs around operations (hooks, telemetry), settled when the app is ready; the eras call handlers through it. */
+  readonly operations: Operations
   /** `fastify.mcp.tools`, `prompts`, `resources`: defined items changed while the server runs, on every instance. */
   readonly live: LiveCatalogs
   /**
@@ -136,13 +139,14 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   }
   const inFlight = new InFlight(options.limits.handlerTimeoutMs)
 
+  const resultCheck = options.validate.results ? createResultCheck() : undefined
   let closed: Promise<void> | undefined
   return Object.freeze({
     options,
     serveLegacy: options.era !== 'modern',
     serveModern: options.era !== 'legacy',
     capabilities: Object.freeze({ legacy, modern }),
-    resultCheck: options.validate.results ? createResultCheck() : undefined,
+    resultCheck,
     filterList,
     inFlight,
     parts,
@@ -150,6 +154,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     subscriptions,
     tasks,
     legacyLogLevel,
+    operations: new Operations(options.server, resultCheck, options.toolErrors),
     live,
     notify (event: McpEvent): number {
       const before = subscriptions.delivered

@@ -51,7 +51,8 @@ function succeed (result: unknown, entry: ModuleMethod, params: JsonObject, ctx:
   return { ok: true, result }
 }
 
-function fail (err: unknown, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext, toolErrors: ToolErrorMode): Outcome {
+/** The outcome of a handler's (or its hook's) exception: `McpError` as thrown, a tool's other throws by `toolErrors`, anything else logged and answered -32603. */
+export function fail (err: unknown, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext, toolErrors: ToolErrorMode): Outcome {
   // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
   if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
   if (err instanceof McpError) {

@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto'
 import type { FastifyRequest } from 'fastify'
 import type { VerifiedCaller } from '../auth/verified-token.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
+import type { McpOperation } from '../hooks/types.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
@@ -32,6 +33,12 @@ export class RequestScope {
   params: JsonObject | undefined = undefined
   /** `callerOf`, computed once. */
   caller: string | undefined = undefined
+  /** With MCP hooks: the request as hooks see it (made once, before the onRequest hooks). */
+  operation: McpOperation | undefined = undefined
+  /** An onRequest hook's answer, served in place of the handler. */
+  answer: JsonObject | undefined = undefined
+  /** How the request failed, for its span and duration metric: a JSON-RPC error code, or `tool_error`. */
+  errorType: string | undefined = undefined
 }
 
 declare module 'fastify' {

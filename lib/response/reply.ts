@@ -17,6 +17,9 @@ export function sendError (
   message: string,
   data?: unknown
 ): FastifyReply {
+  // The request's span and duration metric name the first error it was answered with.
+  const scope = reply.request.mcpScope
+  if (scope !== null && scope !== undefined) scope.errorType ??= String(code)
   return sendJson(reply, status, errorResponseBody(id, code, message, data))
 }
 

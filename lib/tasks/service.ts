@@ -194,7 +194,12 @@ export class TaskService implements TaskHost {
   /** Creates the task and starts `work` as its run; undefined when the store refused. */
   async createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean): Promise<JsonObject | undefined> {
     const owner = this.ownerOf(ctx.request)
-    const created = await this.store.create(owner)
+    // A store that cannot be reached is the server's fault, not the tool's: an McpError keeps -32603
+    // (a plain throw from the handler would become a tool execution error for the model).
+    const created = await this.store.create(owner).catch((err: unknown) => {
+      this.#log.error({ err }, 'MCP task store: a task could not be created')
+      throw new McpError(ErrorCode.InternalError, 'Internal error')
+    })
     if (!created.ok) {
       if (!required) return undefined
       throw new McpError(ErrorCode.InternalError, created.reason === 'owner-full'

@@ -1,6 +1,6 @@
 /**
  * The client entry point stays free of Fastify: every module it reaches,
- * followed through relative imports from lib/client/index.ts, imports no
+ * followed through relative imports from lib/client/index.ts (client/, protocol/ and common/), imports no
  * package at all (only `node:` built-ins would be tolerated, and none is used).
  */
 import t from 'tap'
@@ -30,7 +30,7 @@ t.test('no package imports reachable from the client entry', async t => {
   t.same(packages, [], 'no package (fastify included) is imported')
   const reached = [...seen].map(f => f.slice(libDir.length + 1)).sort()
   t.ok(reached.includes('protocol/discover-result.ts') && reached.includes('client/discover.ts'), `reached: ${reached.join(', ')}`)
-  t.same(reached.filter(f => !f.startsWith('client/') && !f.startsWith('protocol/')), [], 'nothing but the client and the wire protocol (no server-side module)')
+  t.same(reached.filter(f => !f.startsWith('client/') && !f.startsWith('protocol/') && !f.startsWith('common/')), [], 'nothing but the client, the wire protocol and the common helpers (no server-side module)')
 })
 
 t.test('the public surface of fastify-mcp-capabilities/client', async t => {

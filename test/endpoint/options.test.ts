@@ -29,8 +29,8 @@ t.test('unknown option keys (typos) -> FST_MCP_INVALID_OPTION naming the key', a
 
 t.test('unknown keys are refused at every level, naming the exact path, the known keys and the near miss', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes); did you mean "allowedOrigins"?'],
-    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes); did you mean "era"?'],
+    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "allowedOrigins"?'],
+    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "era"?'],
     [{ serverInfo: { ...SERVER_INFO, titel: 'x' } }, '"serverInfo.titel": unknown option (known: name, version, title, description, websiteUrl, icons); did you mean "title"?'],
     [{ serverInfo: { ...SERVER_INFO, icons: [{ src: 'https://x.example/i.png', size: '48x48' }] } }, '"serverInfo.icons[0].size": unknown option (known: src, mimeType, sizes, theme); did you mean "sizes"?'],
     [{ tasks: { ttl: 5 } }, '"tasks.ttl": unknown option (known: ttlMs,'],
@@ -81,7 +81,8 @@ t.test('every default, in the tree as given', async (t) => {
     },
     validate: { results: false, paramHeaders: 'auto' },
     listPageSize: undefined,
-    routes: undefined
+    routes: undefined,
+    telemetry: {}
   })
 })
 

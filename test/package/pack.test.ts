@@ -82,7 +82,7 @@ const app = join(work, 'app')
 let tarball = ''
 let packed: string[] = []
 
-t.test('npm pack builds the package from a clean copy (prepack)', async (t) => {
+t.test('npm pack builds the package once, from a clean copy (prepack cleans, prepare builds)', async (t) => {
   const skip = new Set(['node_modules', 'dist', '.git', '.tap', '.peers', 'test', 'bench', 'examples', 'coverage'])
   cpSync(REPO_ROOT, copy, { recursive: true, filter: (src) => !skip.has(relative(REPO_ROOT, src).split(/[\\/]/)[0] ?? '') || src === REPO_ROOT })
   symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir')
@@ -101,8 +101,10 @@ t.test('npm pack builds the package from a clean copy (prepack)', async (t) => {
 
   t.ok(existsSync(tarball), 'tarball written')
   t.notOk(packed.includes('dist/lib/stale-leftover.js'), 'prepack cleans dist/ before building')
-  const allowed = /^(package\.json|README\.md|LICENSE|dist\/lib\/.+|lib\/.+\.ts)$/
-  t.strictSame(packed.filter((f) => !allowed.test(f)), [], 'nothing beyond package.json, README, LICENSE, dist/lib and lib sources')
+  t.equal((r.stdout + r.stderr).match(/^> tsc -b /gm)?.length, 1, 'the build runs once', { output: show(r) })
+  const allowed = /^(package\.json|README\.md|CHANGELOG\.md|LICENSE|docs\/.+\.md|dist\/lib\/.+|lib\/.+\.ts)$/
+  t.strictSame(packed.filter((f) => !allowed.test(f)), [], 'nothing beyond package.json, README, CHANGELOG, LICENSE, the guide, dist/lib and lib sources')
+  t.ok(packed.includes('CHANGELOG.md') && packed.includes('docs/connect-a-client.md'), 'the changelog and the guide ship')
   for (const [key, target] of Object.entries(pkg.exports as Record<string, string | Record<string, string>>)) {
     const targets = typeof target === 'string' ? [target] : Object.values(target)
     for (const file of targets) t.ok(packed.includes(posix.normalize(file)), `exports["${key}"] → ${file} is in the tarball`)

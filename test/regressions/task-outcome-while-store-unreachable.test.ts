@@ -7,7 +7,7 @@
  * redis-server keeps its data throughout; a proxy cuts one instance away.
  */
 import t from 'tap'
-import { ErrorCode, type HandlerContext, runAsTask } from '../../lib/index.js'
+import { ErrorCode, type HandlerContext, McpError, runAsTask } from '../../lib/index.js'
 import { redisTaskStore } from '../../lib/redis/redis-task-store.js'
 import { UNREACHABLE_REASON } from '../../lib/tasks/held-outcomes.js'
 import { buildApp } from '../helpers/mcp-fixtures.js'
@@ -27,7 +27,7 @@ function waitingModule (release: Map<string, (fail?: boolean) => void>) {
     callTool: (params: { arguments?: Record<string, unknown> }, ctx: HandlerContext) => runAsTask(ctx, () => new Promise((resolve, reject) => {
       const { label, size } = params.arguments as { label: string, size: number }
       release.set(label, (fail) => fail === true
-        ? reject(new Error('work failed'))
+        ? reject(new McpError(ErrorCode.InvalidParams, 'work failed'))
         : resolve({ content: [{ type: 'text', text: `${label}:` + 'x'.repeat(size) }] }))
     }), { required: true })
   }
@@ -80,7 +80,7 @@ t.test('work ends while its instance is cut off from Redis: the result is stored
   t.equal(done?.status, 'completed', 'stored once A reaches Redis again')
   t.strictSame(done?.result?.content, [{ type: 'text', text: 'ok:xxxxxxxxxx' }], 'with the work\'s own result')
   const failed = await until(viaB, failing, (task) => task.status !== 'working')
-  t.match(failed, { status: 'failed', error: { code: ErrorCode.InternalError, message: 'Internal error' } }, 'a failure is kept the same way')
+  t.match(failed, { status: 'failed', error: { code: ErrorCode.InvalidParams, message: 'work failed' } }, 'a failure is kept the same way')
   t.equal((await viaA.get(ok)).json.result?.status, 'completed', 'both instances agree')
 })
 

@@ -1,36 +1,20 @@
 /**
- * The README's TypeScript blocks compile under `strict`: every ```ts block of
- * README.md is type-checked as its own module (top-level await allowed), with
- * the package's import names mapped to the sources in lib/ through the
- * `exports` map, so a user copying a block gets no type error. A block must
- * be complete: its own imports, and a declaration for anything it leaves to
- * the reader (`declare function longJob (...): Promise<void>`).
+ * Every TypeScript block of the documentation compiles under `strict`: each
+ * ```ts block of README.md, CHANGELOG.md and docs/**\/*.md is type-checked as
+ * its own module (top-level await allowed), with the package's import names
+ * mapped to the sources in lib/ through the `exports` map, so a user copying
+ * a block gets no type error. A block must be complete: its own imports, and
+ * a declaration for anything it leaves to the reader
+ * (`declare function longJob (...): Promise<void>`).
  */
 import t from 'tap'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import ts from 'typescript'
 import { REPO_ROOT } from '../helpers/paths.js'
+import { allBlocks, type Block, isTypeScript } from './markdown.js'
 
 const NAME = 'fastify-mcp-capabilities'
-const README = join(REPO_ROOT, 'README.md')
-
-interface Block { line: number, code: string }
-
-/** Each ```ts / ```typescript block with the README line its code starts on. */
-export function tsBlocks (markdown: string): Block[] {
-  const blocks: Block[] = []
-  const lines = markdown.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    if (!/^```(ts|typescript)\s*$/.test(lines[i] ?? '')) continue
-    const start = i + 1
-    let end = start
-    while (end < lines.length && !/^```\s*$/.test(lines[end] ?? '')) end++
-    blocks.push({ line: start + 1, code: lines.slice(start, end).join('\n') + '\n' })
-    i = end
-  }
-  return blocks
-}
 
 /** `fastify-mcp-capabilities[/entry]` → the lib/ source behind that entry's types. */
 function pathMapping (): Record<string, string[]> {
@@ -45,9 +29,9 @@ function pathMapping (): Record<string, string[]> {
   return paths
 }
 
-const blocks = tsBlocks(readFileSync(README, 'utf8'))
-// Virtual files beside README.md: ESM (package.json "type": "module"), and 'fastify' resolves from node_modules.
-const fileOf = (block: Block): string => join(REPO_ROOT, `README.block-${block.line}.ts`)
+const blocks = allBlocks().filter(isTypeScript)
+// Virtual files beside each Markdown file: ESM (package.json "type": "module"), and 'fastify' resolves from node_modules.
+const fileOf = (block: Block): string => join(REPO_ROOT, `${block.file.replace(/\.md$/, '')}.block-${block.line}.ts`)
 const virtual = new Map(blocks.map((block) => [fileOf(block), block.code]))
 
 const options: ts.CompilerOptions = {
@@ -71,7 +55,8 @@ host.getSourceFile = (file, language, onError, create) => {
   return code === undefined ? getSourceFile.call(host, file, language, onError, create) : ts.createSourceFile(file, code, language)
 }
 
-t.ok(blocks.length >= 5, `${blocks.length} TypeScript blocks in README.md`)
+t.ok(blocks.filter((block) => block.file === 'README.md').length >= 1, 'README.md has TypeScript blocks')
+t.ok(blocks.some((block) => block.file.startsWith('docs/')), 'docs/ has TypeScript blocks')
 
 const program = ts.createProgram([...virtual.keys()], options, host)
 const global = ts.getPreEmitDiagnostics(program).filter((d) => d.file === undefined)
@@ -83,7 +68,7 @@ for (const block of blocks) {
     ? ['not part of the program']
     : [...program.getSyntacticDiagnostics(file), ...program.getSemanticDiagnostics(file)].map((d) => {
         const { line, character } = d.file !== undefined && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start) : { line: 0, character: 0 }
-        return `README.md:${block.line + line}:${character + 1} TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`
+        return `${block.file}:${block.line + line}:${character + 1} TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText, ' ')}`
       })
-  t.strictSame(problems, [], `README.md line ${block.line}: the block compiles under strict`)
+  t.strictSame(problems, [], `${block.file} line ${block.line}: the block compiles under strict`)
 }

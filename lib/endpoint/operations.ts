@@ -1,0 +1,253 @@
+/**
+ * What runs around MCP operations: the hooks added with
+ * `fastify.mcp.addHook` (lib/hooks/) and the server span and duration
+ * metric (lib/telemetry/). Both are settled once the app is ready
+ * (`configure`); with no hook and no telemetry, `around` stays undefined and
+ * `invoke` calls the handler directly, so the request path is the one it
+ * was without them.
+ *
+ * `around` wraps every JSON-RPC request in the dispatcher: the span, then
+ * the onRequest hooks. `invoke` serves a handler-served method in its era:
+ * preHandler hooks, the handler, then onResult or onError hooks.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
+import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
+import type { RequestContext } from '../handler/request-context.js'
+import { callerOf, type RequestScope, scopeOf } from '../handler/request-scope.js'
+import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
+import type { HookChains } from '../hooks/registry.js'
+import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
+import type { McpCall, McpOperation } from '../hooks/types.js'
+import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
+import { type ModuleMethod, moduleMethod } from '../protocol/methods.js'
+import { sendError } from '../response/reply.js'
+import type { AnyServerModule, JsonObject } from '../server-module/contract.js'
+import type { ResultCheck } from '../handler/result-validation.js'
+import type { ToolErrorMode } from '../handler/tool-errors.js'
+import type { McpTelemetry } from '../telemetry/tracing.js'
+
+type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
+type Next = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
+export type Around = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, isModern: (message: RequestMessage) => boolean) => Promise<FastifyReply> | undefined
+/** The HTTP status of a JSON-RPC error in an era (the modern transport fixes a few). */
+export type ErrorStatus = (modern: boolean, code: number) => number
+export type Invoke = (entry: ModuleMethod, params: JsonObject, ctx: RequestContext) => MaybePromise<Outcome>
+
+/** The methods whose calls pass preHandler hooks. */
+const CALLS = new Set(['tools/call', 'prompts/get', 'resources/read'])
+
+/** The param naming what a request acts on, by method. */
+function targetOf (method: string, params: JsonObject): string | undefined {
+  const value = method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined
+  return typeof value === 'string' ? value : undefined
+}
+
+export class Operations {
+  around: Around | undefined = undefined
+  invoke: Invoke
+
+  readonly #server: AnyServerModule
+  readonly #check: ResultCheck | undefined
+  readonly #toolErrors: ToolErrorMode
+
+  constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode) {
+    this.#server = server
+    this.#check = check
+    this.#toolErrors = toolErrors
+    this.invoke = this.#plainInvoke
+  }
+
+  readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
+
+  /** Settles what runs around operations; called once, when the app is ready. */
+  configure (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): void {
+    if (chains === undefined && telemetry === undefined) return
+    this.around = createAround(chains, telemetry, errorStatus)
+    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server, this.#toolErrors)
+  }
+}
+
+function operationOf (message: RequestMessage, request: FastifyRequest, modern: boolean): McpOperation {
+  return {
+    method: message.method,
+    params: message.params,
+    id: message.id,
+    era: modern ? 'modern' : 'legacy',
+    caller: callerOf(request),
+    target: targetOf(message.method, message.params),
+    request
+  }
+}
+
+function protocolVersionOf (message: RequestMessage, request: FastifyRequest, modern: boolean): string | undefined {
+  const version = modern
+    ? (message.params._meta as JsonObject)[META_PROTOCOL_VERSION]
+    : message.method === 'initialize' ? message.params.protocolVersion : request.headers['mcp-protocol-version'] ?? '2025-03-26'
+  return typeof version === 'string' ? version : undefined
+}
+
+function createAround (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
+  const onRequest = chains?.onRequest
+  const onError = chains?.onError
+
+  /** An onRequest hook threw: the request is answered with that error (`McpError`), else -32603, logged. */
+  function reject (err: unknown, operation: McpOperation, reply: FastifyReply): MaybePromise<FastifyReply> {
+    let error: { code: number, message: string, data?: unknown }
+    if (err instanceof McpError) {
+      error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }
+    } else {
+      operation.request.log.error({ err, method: operation.method }, 'MCP onRequest hook failed')
+      error = { code: ErrorCode.InternalError, message: 'Internal error' }
+    }
+    const send = (): FastifyReply => sendError(reply, errorStatus(operation.era === 'modern', error.code), operation.id, error.code, error.message, error.data)
+    if (onError === undefined) return send()
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request)), send)
+  }
+
+  function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
+    if (chains === undefined) return next(message, request, reply)
+    const scope = scopeOf(request)
+    const operation = scope.operation = operationOf(message, request, modern)
+    if (onRequest === undefined) return next(message, request, reply)
+    const proceed = (answer: JsonObject | undefined): MaybePromise<FastifyReply | undefined> => {
+      if (answer !== undefined) {
+        if (moduleMethod(message.method) === undefined) {
+          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply)
+        }
+        scope.answer = answer
+      }
+      return next(message, request, reply)
+    }
+    let answered: MaybePromise<JsonObject | undefined>
+    try {
+      answered = firstAnswer('onRequest', onRequest, (hook) => hook.fn.call(hook.context, operation))
+    } catch (err) {
+      return reject(err, operation, reply)
+    }
+    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply)) : proceed(answered)
+  }
+
+  return function around (message, request, reply, next, isModern) {
+    // Without a provider registered (the common case when the API is merely installed), nothing is gathered.
+    if (telemetry === undefined || !telemetry.active) return chains === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
+    const modern = isModern(message)
+    const trace = telemetry.start({
+      method: message.method,
+      toolName: message.method === 'tools/call' ? targetOf(message.method, message.params) : undefined,
+      promptName: message.method === 'prompts/get' ? targetOf(message.method, message.params) : undefined,
+      resourceUri: message.method.startsWith('resources/') ? targetOf(message.method, message.params) : undefined,
+      id: message.id,
+      protocolVersion: protocolVersionOf(message, request, modern),
+      meta: isJsonObject(message.params._meta) ? message.params._meta : {}
+    })
+    if (trace === undefined) return settle(serve(message, request, reply, next, modern), reply)
+    // The span's error.type is noted in the request's scope by whatever answers with an error.
+    const scope = scopeOf(request)
+    let served: MaybePromise<FastifyReply | undefined>
+    try {
+      served = (telemetry as McpTelemetry).within(trace, () => serve(message, request, reply, next, modern))
+    } catch (err) {
+      trace.end(String(ErrorCode.InternalError))
+      throw err
+    }
+    if (!(served instanceof Promise)) {
+      trace.end(scope.errorType)
+      return undefined
+    }
+    return served.then((answer) => {
+      trace.end(scope.errorType)
+      return answer ?? reply
+    }, (err: unknown) => {
+      trace.end(String(ErrorCode.InternalError))
+      throw err
+    })
+  }
+}
+
+function settle (served: MaybePromise<FastifyReply | undefined>, reply: FastifyReply): Promise<FastifyReply> | undefined {
+  return served instanceof Promise ? served.then((answer) => answer ?? reply) : undefined
+}
+
+function reportOnError (request: FastifyRequest): (err: unknown) => void {
+  return (err) => request.log.error({ err }, 'MCP onError hook failed')
+}
+
+
+function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode): Invoke {
+  const preHandler = chains?.preHandler
+  const onResult = chains?.onResult
+  const onError = chains?.onError
+
+  /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
+  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+    let outcome: MaybePromise<Outcome>
+    try {
+      outcome = step()
+    } catch (err) {
+      return fail(err, entry, params, ctx, toolErrors)
+    }
+    return outcome instanceof Promise ? outcome.catch((err: unknown) => fail(err, entry, params, ctx, toolErrors)) : outcome
+  }
+
+  function callWithPreHandler (entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
+    const hooks = preHandler as NonNullable<HookChains['preHandler']>
+    const given = entry.handler === 'readResource' || !isJsonObject(params.arguments) ? {} : params.arguments
+    const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, ctx }
+    const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
+    if (isSelfValidating(server[entry.handler])) {
+      // A defined tool or prompt runs the hooks itself, once its arguments are valid.
+      leavePreHandler(ctx, (args): MaybePromise<PreHandled> => {
+        call.arguments = args
+        return whenSettled(runHooks(), (answer): PreHandled => answer !== undefined ? { answer } : { args: call.arguments })
+      })
+      return invoke(entry, params, ctx)
+    }
+    return attempt(() => whenSettled(runHooks(), (answer): MaybePromise<Outcome> => {
+      if (answer !== undefined) return { ok: true, result: answer }
+      return invoke(entry, call.arguments === given ? params : { ...params, arguments: call.arguments }, ctx)
+    }), entry, params, ctx)
+  }
+
+  function finish (outcome: Outcome, entry: ModuleMethod, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+    if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
+      const result = outcome.result
+      const replaced = attempt(() => whenSettled(
+        replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
+        (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
+      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope))
+    }
+    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope)
+  }
+
+  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+    scope.errorType = String(outcome.code)
+    if (onError === undefined) return outcome
+    const error = outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.request)), () => outcome)
+  }
+
+  return function invokeWithHooks (entry, params, ctx) {
+    // No scope: neither a hook nor a span wants this request (`around` makes it for them).
+    const scope = ctx.request.mcpScope
+    if (scope === null) return invoke(entry, params, ctx)
+    const operation = scope.operation
+    if (operation === undefined) {
+      // Traced, without hooks: only how it ended is noted.
+      return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
+    }
+    let outcome: MaybePromise<Outcome>
+    if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
+    else if (preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(entry, params, ctx, operation)
+    else outcome = invoke(entry, params, ctx)
+    return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope))
+  }
+}
+
+/** A tool's execution error (`isError: true`) is an error of the operation for its span and metric. */
+function note (outcome: Outcome, scope: RequestScope): Outcome {
+  if (outcome.ok && outcome.result.isError === true) scope.errorType = 'tool_error'
+  return outcome
+}

@@ -1,0 +1,76 @@
+/**
+ * The public types of MCP hooks (`fastify.mcp.addHook(name, fn)`): what each
+ * hook receives and may return. A hook may be async; `this` is the Fastify
+ * instance of the context it was added in, as with Fastify's own hooks.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { RequestId } from '../protocol/jsonrpc.js'
+import type { Era } from '../protocol/methods.js'
+import type { HandlerContext, JsonObject } from '../server-module/contract.js'
+
+/** One MCP request, as every hook sees it. */
+export interface McpOperation {
+  /** The JSON-RPC method (`tools/call`, `resources/read`, `initialize`, ...). */
+  readonly method: string
+  /** The JSON-RPC params, as parsed (treat as read-only: the client sent them). */
+  readonly params: JsonObject
+  readonly id: RequestId
+  /** `modern` when `_meta` names a protocol version (2026-07-28), else `legacy`. */
+  readonly era: Era
+  /** The caller that owns caller-bound state: the verified principal, a digest of the credential, or `'anonymous'`. */
+  readonly caller: string
+  /** What the request acts on: the tool or prompt name (`tools/call`, `prompts/get`), the URI (`resources/read`). */
+  readonly target: string | undefined
+  readonly request: FastifyRequest
+}
+
+/** A call of a tool, a prompt or a resource, after its arguments were validated. */
+export interface McpCall extends McpOperation {
+  readonly method: 'tools/call' | 'prompts/get' | 'resources/read'
+  /**
+   * The tool's or prompt's arguments (`{}` for `resources/read`). Assign a new
+   * object to change what the handler receives; it is not validated again.
+   */
+  arguments: JsonObject
+  /** The handler's context (`ctx`): logger, signal, progress, auth. */
+  readonly ctx: HandlerContext
+}
+
+/** A JSON-RPC error the operation is about to be answered with. */
+export interface McpOperationError {
+  readonly code: number
+  readonly message: string
+  readonly data?: unknown
+}
+
+type Maybe<T> = T | Promise<T>
+
+/**
+ * Every MCP request after parsing (methods the endpoint serves itself
+ * included). Throw an `McpError` to reject it; return a result object to
+ * answer a handler-served method (tools, prompts, resources, completion,
+ * lists) without its handler.
+ */
+export type OnRequestHook = (this: FastifyInstance, operation: McpOperation) => Maybe<JsonObject | undefined | void>
+
+/**
+ * `tools/call`, `prompts/get`, `resources/read`, after argument validation,
+ * right before the handler: return a result to answer in its place, throw to
+ * fail the call (as if the handler threw), assign `call.arguments` to change them.
+ */
+export type PreHandlerHook = (this: FastifyInstance, call: McpCall) => Maybe<JsonObject | undefined | void>
+
+/** A handler-served method's result, before it is sent: return an object to replace it. */
+export type OnResultHook = (this: FastifyInstance, operation: McpOperation, result: JsonObject) => Maybe<JsonObject | undefined | void>
+
+/** A handler-served method answered with a JSON-RPC error (thrown by its handler or a hook); observes only. */
+export type OnErrorHook = (this: FastifyInstance, operation: McpOperation, error: McpOperationError) => Maybe<void>
+
+export interface McpHooks {
+  onRequest: OnRequestHook
+  preHandler: PreHandlerHook
+  onResult: OnResultHook
+  onError: OnErrorHook
+}
+
+export type McpHookName = keyof McpHooks

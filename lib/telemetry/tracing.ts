@@ -1,0 +1,155 @@
+/**
+ * Tracing and metrics by the OpenTelemetry semantic conventions for MCP
+ * (docs/gen-ai/mcp.md): one SERVER span per MCP request, named
+ * `{mcp.method.name} {target}` (the tool or prompt name; a resource URI
+ * stays an attribute, as the conventions advise against high-cardinality
+ * names), and the `mcp.server.operation.duration` histogram in seconds.
+ *
+ * `@opentelemetry/api` is an optional peer dependency, loaded once at
+ * registration. Each request asks the API whether a tracer or meter
+ * provider is registered (two reads of its globals): with neither, nothing
+ * else runs.
+ */
+import type * as Otel from '@opentelemetry/api'
+import { extractTraceContext, hasTraceContext } from './trace-context.js'
+import type { TelemetryOptions } from './telemetry-options.js'
+
+const SCOPE_NAME = 'fastify-mcp-capabilities'
+const SCOPE_VERSION = '0.1.0'
+/** The conventions' advised buckets for `mcp.server.operation.duration`, in seconds. */
+const DURATION_BUCKETS = Object.freeze([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
+
+
+/** What one request's span and measurement start from. */
+export interface RequestTraceStart {
+  readonly method: string
+  /** Tool or prompt name (in the span name), or resource URI (an attribute only). */
+  readonly toolName?: string
+  readonly promptName?: string
+  readonly resourceUri?: string
+  readonly id: string | number
+  readonly protocolVersion: string | undefined
+  readonly meta: Readonly<Record<string, unknown>>
+}
+
+/** One request being traced or measured. */
+export interface RequestTrace {
+  /** The context the request is served in (its span's); undefined when only measured. */
+  readonly context: Otel.Context | undefined
+  end (errorType: string | undefined): void
+}
+
+export class McpTelemetry {
+  readonly #api: typeof Otel
+  readonly #options: TelemetryOptions
+  #tracerSource: unknown = undefined
+  #tracer: Otel.Tracer | undefined = undefined
+  #meterSource: unknown = undefined
+  #histogram: Otel.Histogram | undefined = undefined
+  readonly #noopTracerProvider: Otel.TracerProvider
+  readonly #noopMeter: Otel.Meter
+
+  constructor (api: typeof Otel, options: TelemetryOptions) {
+    this.#api = api
+    this.#options = options
+    // A fresh proxy's delegate is the API's no-op provider: what "none registered" looks like.
+    this.#noopTracerProvider = new api.ProxyTracerProvider().getDelegate()
+    this.#noopMeter = api.createNoopMeter()
+  }
+
+  /** Loads `@opentelemetry/api` when installed; undefined without it. */
+  static async load (options: TelemetryOptions): Promise<McpTelemetry | undefined> {
+    let api: typeof Otel
+    try {
+      api = await import('@opentelemetry/api')
+    } catch {
+      return undefined
+    }
+    return new McpTelemetry(api, options)
+  }
+
+  #currentTracer (): Otel.Tracer | undefined {
+    const api = this.#api
+    let provider = (this.#options.tracerProvider as Otel.TracerProvider | undefined) ?? api.trace.getTracerProvider()
+    if (provider instanceof api.ProxyTracerProvider) provider = provider.getDelegate()
+    if (provider !== this.#tracerSource) {
+      this.#tracerSource = provider
+      this.#tracer = provider === this.#noopTracerProvider ? undefined : provider.getTracer(SCOPE_NAME, SCOPE_VERSION)
+    }
+    return this.#tracer
+  }
+
+  #currentHistogram (): Otel.Histogram | undefined {
+    const provider = (this.#options.meterProvider as Otel.MeterProvider | undefined) ?? this.#api.metrics.getMeterProvider()
+    if (provider !== this.#meterSource) {
+      this.#meterSource = provider
+      const meter = provider.getMeter(SCOPE_NAME, SCOPE_VERSION)
+      this.#histogram = meter === this.#noopMeter
+        ? undefined
+        : meter.createHistogram('mcp.server.operation.duration', {
+          description: 'MCP request duration as observed on the receiver from the time it was received until the result or ack is sent.',
+          unit: 's',
+          advice: { explicitBucketBoundaries: [...DURATION_BUCKETS] }
+        })
+    }
+    return this.#histogram
+  }
+
+  /** Whether a tracer or meter provider is registered now (checked before a request's details are gathered). */
+  get active (): boolean {
+    return this.#currentTracer() !== undefined || this.#currentHistogram() !== undefined
+  }
+
+  /** Starts tracing one request; undefined when neither a tracer nor a meter provider is registered. */
+  start (info: RequestTraceStart): RequestTrace | undefined {
+    const tracer = this.#currentTracer()
+    const histogram = this.#currentHistogram()
+    if (tracer === undefined && histogram === undefined) return undefined
+    const api = this.#api
+    const started = performance.now()
+    const attributes: Otel.Attributes = { 'mcp.method.name': info.method }
+    if (info.toolName !== undefined) {
+      attributes['gen_ai.tool.name'] = info.toolName
+      attributes['gen_ai.operation.name'] = 'execute_tool'
+    }
+    if (info.promptName !== undefined) attributes['gen_ai.prompt.name'] = info.promptName
+    if (info.protocolVersion !== undefined) attributes['mcp.protocol.version'] = info.protocolVersion
+    attributes['network.protocol.name'] = 'http'
+    attributes['network.transport'] = 'tcp'
+
+    let span: Otel.Span | undefined
+    let context: Otel.Context | undefined
+    if (tracer !== undefined) {
+      const active = api.context.active()
+      const parent = hasTraceContext(info.meta) ? extractTraceContext(api, active, info.meta) : active
+      const target = info.toolName ?? info.promptName
+      const spanAttributes: Otel.Attributes = { ...attributes, 'jsonrpc.request.id': String(info.id) }
+      if (info.resourceUri !== undefined) spanAttributes['mcp.resource.uri'] = info.resourceUri
+      span = tracer.startSpan(target === undefined ? info.method : `${info.method} ${target}`, { kind: api.SpanKind.SERVER, attributes: spanAttributes }, parent)
+      context = api.trace.setSpan(parent, span)
+    }
+    return {
+      context,
+      end (errorType) {
+        if (errorType !== undefined) attributes['error.type'] = errorType
+        if (span !== undefined) {
+          if (errorType !== undefined) {
+            span.setAttribute('error.type', errorType)
+            if (errorType !== 'tool_error') span.setAttribute('rpc.response.status_code', errorType)
+            span.setStatus({ code: api.SpanStatusCode.ERROR })
+          }
+          span.end()
+        }
+        if (histogram !== undefined) {
+          if (errorType !== undefined && errorType !== 'tool_error') attributes['rpc.response.status_code'] = errorType
+          histogram.record((performance.now() - started) / 1000, attributes)
+        }
+      }
+    }
+  }
+
+  /** Runs `fn` in `trace`'s context, so the handler's own spans are children of the request's. */
+  within<T> (trace: RequestTrace, fn: () => T): T {
+    return trace.context === undefined ? fn() : this.#api.context.with(trace.context, fn)
+  }
+}
