@@ -1,6 +1,8 @@
 /**
  * The definition catalogue as it grows (issue 20), side by side in one run:
- * - registering N defined tools (defineTools + register + ready);
+ * - registering N defined tools (defineTools + register + ready), with one
+ *   schema for all and with a schema of each tool's own (TypeBox 0.34, plain
+ *   JSON Schema: validators are compiled on a tool's first call);
  * - modern tools/call CPU per request at 10, 1,000 and 10,000 tools, before
  *   and after runtime changes (adds, a disable, a removal);
  * - `fastify.mcp.tools.add` of one tool to the catalogue, and the first
@@ -21,26 +23,35 @@ import mcpCapabilities, { defineTools, type ToolDefinition } from '../lib/index.
 
 const QUICK = process.argv.includes('--quick')
 const CALLS = QUICK ? 4000 : 20000
-const SIZES = [10, 1000, 10000]
+const SIZES = process.argv.includes('--sizes') ? (process.argv[process.argv.indexOf('--sizes') + 1] as string).split(',').map(Number) : [10, 1000, 10000]
 const ROUNDS = QUICK ? 2 : 3
 const CHILD = process.argv.indexOf('--child')
 const MODERN = '2026-07-28'
 const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} }
 
-function catalogue (n: number): Record<string, ToolDefinition<any, any>> {
+/** Schemas for tool `i`: the same for every tool, or one of its own (`distinct`) in the given kind. */
+const SCHEMAS = {
+  same: () => Type.Object({ query: Type.String(), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
+  typebox: (i: number) => Type.Object({ query: Type.String({ maxLength: 100 + i }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
+  plain: (i: number) => ({ type: 'object', properties: { query: { type: 'string', maxLength: 100 + i }, limit: { type: 'integer', minimum: 1, maximum: 100 } }, required: ['query'] })
+}
+type SchemaKind = keyof typeof SCHEMAS
+
+/** `offset` makes a catalogue's schemas differ from an earlier one's (nothing shared between builds). */
+function catalogue (n: number, kind: SchemaKind = 'same', offset = 0): Record<string, ToolDefinition<any, any>> {
   const tools: Record<string, ToolDefinition<any, any>> = {}
   for (let i = 0; i < n; i++) {
     tools[`tool_${i}`] = {
       description: `Tool ${i}: searches the tracker`,
-      input: Type.Object({ query: Type.String(), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
+      input: SCHEMAS[kind](offset + i),
       handler: ({ query }: { query: string }) => ({ content: [{ type: 'text', text: query }] })
     }
   }
   return tools
 }
 
-async function build (n: number, pageSize?: number): Promise<{ app: FastifyInstance, ms: number }> {
-  const tools = catalogue(n)
+async function build (n: number, pageSize?: number, kind: SchemaKind = 'same', offset = 0): Promise<{ app: FastifyInstance, ms: number }> {
+  const tools = catalogue(n, kind, offset)
   const start = process.hrtime.bigint()
   const app = Fastify()
   await app.register(mcpCapabilities, { server: defineTools(tools), serverInfo: { name: 'bench', version: '1' }, era: 'modern', ...(pageSize === undefined ? {} : { listPageSize: pageSize }) })
@@ -74,6 +85,9 @@ async function cpuPerCall (app: FastifyInstance, method: string, body: string, n
 
 interface Figures {
   registerMs: number
+  /** Every tool with a schema of its own: TypeBox 0.34, then plain JSON Schema (Ajv). */
+  registerDistinctMs: number
+  registerPlainMs: number
   addMs: number
   listAfterAddMs: number
   listUnchangedMs: number
@@ -96,6 +110,18 @@ async function measureSize (n: number): Promise<Figures> {
     registerMs = Math.min(registerMs, ms)
     await app.close()
   }
+  // Schemas of their own (each build's differ from the last's: nothing shared); a call of one tool compiles it.
+  const figure = { typebox: Infinity, plain: Infinity }
+  for (let r = 0; r < 2; r++) {
+    for (const kind of ['typebox', 'plain'] as const) {
+      const { app, ms } = await build(n, undefined, kind, r * n)
+      await send(app, 'tools/call', payload('tools/call', { name: 'tool_3', arguments: { query: 'bug' } }), 'tool_3')
+      figure[kind] = Math.min(figure[kind], ms)
+      await app.close()
+    }
+  }
+  const registerDistinctMs = figure.typebox
+  const registerPlainMs = figure.plain
   const { app } = await build(n)
   const call = payload('tools/call', { name: 'tool_3', arguments: { query: 'bug', limit: 5 } })
   const callCpu = await cpuPerCall(app, 'tools/call', call, 'tool_3', CALLS)
@@ -125,7 +151,7 @@ async function measureSize (n: number): Promise<Figures> {
   await paged.app.close()
   // Medians of the five: one unlucky scheduling slice does not decide.
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
-  return { registerMs, addMs: median(addTimes), listAfterAddMs: median(listTimes), listUnchangedMs, callCpu, changedCpu, pageCpu }
+  return { registerMs, registerDistinctMs, registerPlainMs, addMs: median(addTimes), listAfterAddMs: median(listTimes), listUnchangedMs, callCpu, changedCpu, pageCpu }
 }
 
 if (CHILD !== -1) {
@@ -145,11 +171,11 @@ if (CHILD !== -1) {
     }
   }
   const fmt = (x: number, digits = 1) => x.toFixed(digits)
-  const base = best[10] as Figures
+  const base = best[SIZES[0] as number] as Figures
   console.log(`catalogue scale (${QUICK ? 'quick' : 'full'}: ${CALLS} requests per figure, best of ${ROUNDS} rounds, one process per size, inject, modern era)`)
   for (const n of SIZES) {
     const f = best[n] as Figures
-    console.log(`${String(n).padStart(6)} tools | register ${fmt(f.registerMs)} ms | add ${fmt(f.addMs, 2)} ms | tools/list after an add ${fmt(f.listAfterAddMs, 2)} ms vs ${fmt(f.listUnchangedMs, 2)} ms unchanged`)
+    console.log(`${String(n).padStart(6)} tools | register ${fmt(f.registerMs)} ms (one schema), ${fmt(f.registerDistinctMs)} ms (a TypeBox schema each), ${fmt(f.registerPlainMs)} ms (a plain JSON Schema each) | add ${fmt(f.addMs, 2)} ms | tools/list after an add ${fmt(f.listAfterAddMs, 2)} ms vs ${fmt(f.listUnchangedMs, 2)} ms unchanged`)
   }
   for (const n of SIZES) {
     const f = best[n] as Figures

@@ -85,7 +85,12 @@ const FORMATS: Readonly<Record<string, (value: string) => boolean>> = {
 }
 
 /** Registers the common formats TypeBox does not know yet; never replaces the application's own. */
+let registered = false
+
 export function registerCommonFormats (): void {
+  // once is the usual case; an application that cleared the registry gets them back
+  if (registered && FormatRegistry.Has('date-time')) return
+  registered = true
   for (const [name, check] of Object.entries(FORMATS)) {
     if (!FormatRegistry.Has(name)) FormatRegistry.Set(name, check)
   }

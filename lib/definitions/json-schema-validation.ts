@@ -12,7 +12,7 @@ import { FormatRegistry } from '@sinclair/typebox'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 import { clip } from '../protocol/describe.js'
-import { Invalid, readablePath, type Validator, withinStack } from './validation.js'
+import { CompiledOnFirstUse, Invalid, readablePath, type SchemaUse, type Validator, withinStack } from './validation.js'
 
 const DRAFT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/
 
@@ -26,12 +26,15 @@ function ajv (applyDefaults: boolean): Ajv2020 {
   return (applyDefaults ? filling : checking) as Ajv2020
 }
 
-function addFormats (instance: Ajv2020, schema: unknown, where: string): void {
+function checkFormats (schema: unknown, where: string): void {
   registerCommonFormats()
   const unknown = unknownFormats(schema)
   if (unknown.size > 0) {
     throw new FST_MCP_INVALID_DEFINITION(where, `unknown string format ${[...unknown].map((f) => `"${f}"`).join(', ')}: register it with FormatRegistry.Set (from @sinclair/typebox) before defining`)
   }
+}
+
+function addFormats (instance: Ajv2020, schema: unknown): void {
   for (const name of formatsIn(schema)) {
     if (instance.formats[name] === undefined) instance.addFormat(name, FormatRegistry.Get(name) as (value: string) => boolean)
   }
@@ -82,14 +85,57 @@ function problemLine (error: ErrorObject, root: string): string {
   return `${pathOf(error.instancePath, root)}: ${error.message ?? error.keyword}`
 }
 
+/** Keywords that name another schema: only compiling tells whether they resolve (or clash with another `$id`). */
+const REFERRING = new Set(['$ref', '$dynamicRef', '$id'])
+
 /**
- * Compiles `schema` (plain JSON, a copy the caller owns) for `where`; `root`
- * names the value as a whole in problem lines. With `applyDefaults`,
- * `validate` fills in declared defaults (in place).
+ * What compiling would refuse besides the meta-schema and references: a
+ * `pattern` (or `patternProperties` key) that is not a regular expression
+ * (Ajv compiles them with the `u` flag). Returns whether the schema refers
+ * to other schemas.
  */
-export function compileJsonSchema (schema: Record<string, unknown>, where: string, root: string, applyDefaults = true): Validator {
-  const instance = ajv(applyDefaults)
-  addFormats(instance, schema, where)
+function checkPatterns (node: unknown, where: string): boolean {
+  if (Array.isArray(node)) return node.reduce<boolean>((refers, item) => checkPatterns(item, where) || refers, false)
+  if (node === null || typeof node !== 'object') return false
+  let refers = false
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'default' || key === 'const' || key === 'examples' || key === 'enum') continue // data, not schemas
+    if (REFERRING.has(key)) refers = true
+    if (key === 'pattern' && typeof value === 'string') checkPattern(value, where)
+    if (key === 'patternProperties' && value !== null && typeof value === 'object') {
+      for (const pattern of Object.keys(value)) checkPattern(pattern, where)
+    }
+    if (checkPatterns(value, where)) refers = true
+  }
+  return refers
+}
+
+function checkPattern (pattern: string, where: string): void {
+  try {
+    RegExp(pattern, 'u')
+  } catch (err) {
+    throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (${(err as Error).message})`)
+  }
+}
+
+/**
+ * Checks `listed` now and compiles `text` (the same schema as JSON text) on
+ * first use, at once when it refers to other schemas (only compiling
+ * resolves them). `use.direction` `input` fills in declared defaults (in place).
+ */
+export function compileJsonSchema (listed: Record<string, unknown>, text: string, use: SchemaUse): Validator {
+  checkFormats(listed, use.where)
+  checkJsonSchema(listed, use.where)
+  if (!checkPatterns(listed, use.where)) return new CompiledOnFirstUse(compileAjv, text, use)
+  return { validate: compileAjv(text, use) }
+}
+
+function compileAjv (text: string, use: SchemaUse): (value: unknown) => unknown {
+  const { where, root } = use
+  // a copy of its own: Ajv keeps the object it compiled
+  const schema = JSON.parse(text) as Record<string, unknown>
+  const instance = ajv(use.direction === 'input')
+  addFormats(instance, schema)
   let compiled: ValidateFunction
   try {
     compiled = instance.compile(schema)
@@ -111,5 +157,5 @@ export function compileJsonSchema (schema: Record<string, unknown>, where: strin
     }
     return new Invalid([...lines.values()])
   }
-  return { validate: (value) => withinStack(root, () => compiled(value) ? value : problems()) }
+  return (value) => withinStack(use, () => compiled(value) ? value : problems())
 }

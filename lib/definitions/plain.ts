@@ -19,6 +19,11 @@ export function deepFreeze<T> (value: T): T {
 
 /** A JSON copy of `value`: symbol keys dropped; functions, cycles and the like refused. */
 export function plainJson<T> (value: T, where: string): T {
+  return JSON.parse(plainJsonText(value, where)) as T
+}
+
+/** `value` as JSON text, refused as `plainJson` refuses it. */
+export function plainJsonText (value: unknown, where: string): string {
   let text: string | undefined
   try {
     text = JSON.stringify(value, (_key, item: unknown) => {
@@ -29,7 +34,7 @@ export function plainJson<T> (value: T, where: string): T {
     throw new FST_MCP_INVALID_DEFINITION(where, `not JSON data (${(err as Error).message})`)
   }
   if (text === undefined) throw new FST_MCP_INVALID_DEFINITION(where, 'not JSON data')
-  return JSON.parse(text) as T
+  return text
 }
 
 export function isPlainObject (value: unknown): value is Record<string, unknown> {
@@ -43,7 +48,7 @@ export function copyFields (from: Record<string, unknown>, to: Record<string, un
   for (const field of fields) {
     const value = from[field]
     if (value === undefined) continue
-    to[field] = plainJson(value, `${where} (${field})`)
+    to[field] = typeof value === 'string' ? value : plainJson(value, `${where} (${field})`)
   }
 }
 

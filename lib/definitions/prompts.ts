@@ -80,9 +80,7 @@ function isStringSchema (schema: unknown): boolean {
   return typeof schema.const === 'string'
 }
 
-function listedArguments (schema: JsonObject, where: string): PromptArgument[] {
-  // A defaulted argument may be left out: not listed as required.
-  const plain = defaultsOptional(schema)
+function listedArguments (plain: JsonObject, where: string): PromptArgument[] {
   if (plain.properties !== undefined && !isPlainObject(plain.properties)) {
     throw new FST_MCP_INVALID_DEFINITION(where, '"arguments" must be an object schema of string properties')
   }
@@ -126,7 +124,8 @@ export function compilePromptEntry (name: string, definition: PromptDefinition<a
   const schema = adaptSchema(definition.arguments ?? NO_ARGUMENTS, { where: `${where} (arguments)`, root: 'arguments', direction: 'input' })
   const prompt: Record<string, unknown> = { name }
   copyFields(definition as unknown as Record<string, unknown>, prompt, ['title', 'description'], where)
-  const args = listedArguments(schema.listed, `${where} (arguments)`)
+  // A defaulted argument may be left out: not listed as required.
+  const args = listedArguments(schema.defaults ? defaultsOptional(schema.listed) : schema.listed, `${where} (arguments)`)
   if (args.length > 0) prompt.arguments = args
   copyFields(definition as unknown as Record<string, unknown>, prompt, ['icons', '_meta'], where)
   checkListed(Prompt, prompt, where, 'Prompt')

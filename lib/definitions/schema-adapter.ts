@@ -16,27 +16,22 @@
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import type { JsonObject } from '../server-module/contract.js'
 import { checkDialect, checkJsonSchema, compileJsonSchema } from './json-schema-validation.js'
-import { isPlainObject, plainJson } from './plain.js'
+import { isPlainObject, plainJsonText } from './plain.js'
 import type { StandardJsonSchema } from './schema-types.js'
 import { standardValidator } from './standard-validation.js'
-import { compileValidator, isTypeBoxLegacySchema, type Validator } from './validation.js'
+import { compileValidator, isTypeBoxLegacySchema, type SchemaUse, type Validator } from './validation.js'
+
+export type { SchemaUse } from './validation.js'
 
 /** What the error says is accepted. */
 export const ACCEPTED_SCHEMAS = 'a TypeBox object (@sinclair/typebox 0.34 or typebox 1.x), a Standard Schema that gives its JSON Schema (zod 4, arktype, valibot wrapped in toStandardJsonSchema from @valibot/to-json-schema) or a plain JSON Schema object'
 
 export interface AdaptedSchema {
-  /** The JSON Schema to list: plain JSON, an object at the root. */
+  /** The JSON Schema to list: plain JSON, an object at the root (the caller's to change). */
   readonly listed: JsonObject
+  /** Whether it declares defaults anywhere (a property called "default" counts too). */
+  readonly defaults: boolean
   readonly validator: Validator
-}
-
-export interface SchemaUse {
-  /** Named in every error (`tool "add" (input)`). */
-  readonly where: string
-  /** Names the value as a whole in problem lines (`arguments`, `result`). */
-  readonly root: string
-  /** `output`: the handler's result is checked (the output JSON Schema is listed, no defaults are written into it). */
-  readonly direction: 'input' | 'output'
 }
 
 type Kind = 'typebox-legacy' | 'standard' | 'json-schema'
@@ -65,8 +60,9 @@ function kindOf (schema: unknown, where: string): Kind {
   throw new FST_MCP_INVALID_DEFINITION(where, `expected ${ACCEPTED_SCHEMAS}`)
 }
 
-function listedFrom (schema: unknown, kind: Kind, use: SchemaUse): Record<string, unknown> {
-  if (kind !== 'standard') return plainJson(schema, use.where) as Record<string, unknown>
+/** The listed schema as JSON text. */
+function listedText (schema: unknown, kind: Kind, use: SchemaUse): string {
+  if (kind !== 'standard') return plainJsonText(schema, use.where)
   const converter = (schema as StandardJsonSchema)['~standard'].jsonSchema
   let converted: unknown
   try {
@@ -74,7 +70,7 @@ function listedFrom (schema: unknown, kind: Kind, use: SchemaUse): Record<string
   } catch (err) {
     throw new FST_MCP_INVALID_DEFINITION(use.where, `its library cannot give a JSON Schema for it (${(err as Error).message})`)
   }
-  return plainJson(converted, use.where) as Record<string, unknown>
+  return plainJsonText(converted, use.where)
 }
 
 /**
@@ -98,22 +94,23 @@ function sharedValidator (key: string, compile: () => Validator): Validator {
   return validator
 }
 
-/** Lists and compiles `schema` for `use`; a schema of no accepted kind, or not an object schema, fails here. */
+/** Lists and checks `schema` for `use` (compiled on first use); a schema of no accepted kind, or not an object schema, fails here. */
 export function adaptSchema (schema: unknown, use: SchemaUse): AdaptedSchema {
   const kind = kindOf(schema, use.where)
-  const listed = listedFrom(schema, kind, use)
+  const text = listedText(schema, kind, use)
+  const listed = JSON.parse(text) as unknown
   if (!isPlainObject(listed) || listed.type !== 'object') {
     throw new FST_MCP_INVALID_DEFINITION(use.where, 'must be an object schema (type "object" at the root, e.g. Type.Object(...) or z.object(...)): the spec requires it')
   }
   checkDialect(listed, use.where)
-  const applyDefaults = use.direction === 'input'
+  const defaults = text.includes('"default"')
   if (kind === 'standard') {
     checkJsonSchema(listed, use.where)
-    return { listed: listed as JsonObject, validator: standardValidator(schema as StandardJsonSchema, use.root) }
+    return { listed: listed as JsonObject, defaults, validator: standardValidator(schema as StandardJsonSchema, use) }
   }
-  const key = `${kind} ${use.root} ${applyDefaults ? '+' : '-'} ${JSON.stringify(listed)}`
+  const key = `${kind} ${use.root} ${use.direction} ${text}`
   const validator = kind === 'typebox-legacy'
-    ? sharedValidator(key, () => compileValidator(schema as Parameters<typeof compileValidator>[0], use.where, use.root, applyDefaults))
-    : sharedValidator(key, () => compileJsonSchema(plainJson(listed, use.where), use.where, use.root, applyDefaults))
-  return { listed: listed as JsonObject, validator }
+    ? sharedValidator(key, () => compileValidator(schema as Parameters<typeof compileValidator>[0], use))
+    : sharedValidator(key, () => compileJsonSchema(listed, text, use))
+  return { listed: listed as JsonObject, defaults, validator }
 }

@@ -7,7 +7,7 @@
 import type { StandardJsonSchema } from './schema-types.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { clip } from '../protocol/describe.js'
-import { Invalid, type Validator, withinStack } from './validation.js'
+import { Invalid, type SchemaUse, type Validator, withinStack } from './validation.js'
 
 interface Issue {
   readonly message: string
@@ -46,13 +46,17 @@ function outcome (result: unknown, root: string): unknown {
   return new Invalid(lines.length > 0 ? lines : [`${root}: invalid`])
 }
 
-/** `root` names the value as a whole in problem lines (`arguments`, ...). */
-export function standardValidator (schema: StandardJsonSchema, root: string): Validator {
+/** `use.root` names the value as a whole in problem lines (`arguments`, ...). */
+export function standardValidator (schema: StandardJsonSchema, use: SchemaUse): Validator {
   const standard = schema['~standard']
+  const root = use.root
   return {
     validate (value) {
-      const result = withinStack(root, () => standard.validate(value))
-      return isThenable(result) ? Promise.resolve(result).then((settled) => outcome(settled, root)) : outcome(result, root)
+      const result = withinStack(use, () => standard.validate(value))
+      if (result instanceof Invalid) return result
+      if (!isThenable(result)) return outcome(result, root)
+      // A library may retry a check that threw asynchronously (zod does): an overflow there is sorted the same way.
+      return Promise.resolve(result).then((settled) => outcome(settled, root), (err: unknown) => withinStack(use, () => { throw err }))
     }
   }
 }

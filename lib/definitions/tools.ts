@@ -106,7 +106,7 @@ function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unk
   copyFields(definition as unknown as Record<string, unknown>, tool, ['title', 'description'], where)
   const input = adaptSchema(definition.input ?? NO_ARGUMENTS, { where: `${where} (input)`, root: 'arguments', direction: 'input' })
   // A defaulted argument may be left out: not listed as required.
-  tool.inputSchema = defaultsOptional(input.listed)
+  tool.inputSchema = input.defaults ? defaultsOptional(input.listed) : input.listed
   // the handler's own object is checked as it is: no defaults written into it
   const output = definition.output === undefined ? undefined : adaptSchema(definition.output, { where: `${where} (output)`, root: 'result', direction: 'output' })
   if (output !== undefined) tool.outputSchema = output.listed

@@ -1,13 +1,15 @@
 /**
- * Validators for defined tools, prompts and resources, compiled once when the
- * definition is made. TypeBox 0.34 schemas use TypeBox's compiler: it
- * compiles a schema about ten times faster than Ajv and checks valid input
- * faster too (measured by `bench/validators.ts`, see the README); other JSON
- * Schemas go to Ajv (json-schema-validation.ts), Standard Schemas to their
- * own library (standard-validation.ts). Failures are rare, so their readable
- * description is only built when one happens.
+ * Validators for defined tools, prompts and resources. TypeBox 0.34 schemas
+ * use TypeBox's compiler: it compiles a schema about ten times faster than
+ * Ajv and checks valid input faster too (measured by `bench/validators.ts`,
+ * see the README); other JSON Schemas go to Ajv (json-schema-validation.ts),
+ * Standard Schemas to their own library (standard-validation.ts). A schema
+ * is checked when the definition is made (a bad one fails registration) and
+ * compiled on its first use, so a catalogue of thousands of tools registers
+ * without compiling what is never called. Failures are rare, so their
+ * readable description is only built when one happens.
  */
-import { Kind, type TSchema } from '@sinclair/typebox'
+import { Kind, type TSchema, TypeGuard, TypeRegistry } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
@@ -29,22 +31,52 @@ export interface Validator {
   validate (value: unknown): unknown
 }
 
-/**
- * A value nested deeper than the stack allows, met by a recursive schema
- * (TypeBox's checks recurse): the client's error, answered -32602 with the
- * request's id, never a server fault.
- */
-function nestedTooDeeply (root: string): McpError {
-  return new McpError(ErrorCode.InvalidParams, `Invalid params: ${root} are nested too deeply to check`)
+/** One schema's use: named in errors, naming the value in problem lines, and whose value it checks. */
+export interface SchemaUse {
+  /** Named in every error (`tool "add" (input)`). */
+  readonly where: string
+  /** Names the value as a whole in problem lines (`arguments`, `result`). */
+  readonly root: string
+  /**
+   * `input`: a client's value (declared defaults filled in; a fault in it is
+   * the client's). `output`: the handler's result (checked as it is; a fault
+   * in it is the server's).
+   */
+  readonly direction: 'input' | 'output'
 }
 
-/** Runs a check that recurses into a client's value; a stack overflow becomes the client's error. */
-export function withinStack<R> (root: string, run: () => R): R {
+/**
+ * Runs a check that recurses into a value; a value nested deeper than the
+ * stack allows (met by a recursive schema) is its sender's fault: a client's
+ * arguments answer -32602 with the request's id, a handler's result is a
+ * result that does not match (the server's fault, logged, -32603).
+ */
+export function withinStack<R> (use: SchemaUse, run: () => R): R | Invalid {
   try {
     return run()
   } catch (err) {
-    if (err instanceof RangeError) throw nestedTooDeeply(root)
-    throw err
+    if (!(err instanceof RangeError)) throw err
+    if (use.direction === 'output') return new Invalid([`${use.root}: nested too deeply to check`])
+    throw new McpError(ErrorCode.InvalidParams, `Invalid params: ${use.root} are nested too deeply to check`)
+  }
+}
+
+/**
+ * Compiles on first use: `compile(schema, use)` runs once, when the first
+ * value comes. A failure there (a schema the definition-time checks let
+ * through) answers that call as a server fault and is tried again on the next.
+ */
+export class CompiledOnFirstUse<S> implements Validator {
+  #check: ((value: unknown) => unknown) | undefined
+  constructor (
+    private readonly compile: (schema: S, use: SchemaUse) => (value: unknown) => unknown,
+    private readonly schema: S,
+    private readonly use: SchemaUse
+  ) {}
+
+  validate (value: unknown): unknown {
+    this.#check ??= this.compile(this.schema, this.use)
+    return this.#check(value)
   }
 }
 
@@ -131,25 +163,62 @@ export function isTypeBoxLegacySchema (schema: unknown): schema is TSchema {
   return schema !== null && typeof schema === 'object' && typeof (schema as { [Kind]?: unknown })[Kind] === 'string'
 }
 
+/** The kinds TypeBox's compiler knows itself; any other needs a TypeRegistry entry. */
+const COMPILED_KINDS = new Set(['Any', 'Argument', 'Array', 'AsyncIterator', 'BigInt', 'Boolean', 'Constructor', 'Date', 'Function', 'Import',
+  'Integer', 'Intersect', 'Iterator', 'Literal', 'Never', 'Not', 'Null', 'Number', 'Object', 'Promise', 'Record', 'Ref', 'RegExp', 'String',
+  'Symbol', 'TemplateLiteral', 'This', 'Tuple', 'Undefined', 'Union', 'Uint8Array', 'Unknown', 'Void'])
+/** Kinds that point elsewhere: only compiling tells whether they resolve. */
+const REFERRING_KINDS = new Set(['Ref', 'This', 'Import'])
+
 /**
- * Compiles `schema` (a TypeBox 0.34 schema) for `where` (named in errors).
- * `root` names the value as a whole in problem lines (`arguments`, ...).
- * With `applyDefaults`, `validate` fills in declared defaults (in place) first.
+ * Whether compiling can fail for more than `TypeGuard.IsSchema` and the kind
+ * check tell: a schema with references (`Type.Ref`, `Type.Recursive`,
+ * modules). Throws for a kind the compiler does not know.
  */
-export function compileValidator (schema: TSchema, where: string, root: string, applyDefaults = true): Validator {
+function hasReferences (node: unknown, where: string): boolean {
+  if (Array.isArray(node)) return node.some((item) => hasReferences(item, where))
+  if (node === null || typeof node !== 'object') return false
+  const kind = (node as { [Kind]?: unknown })[Kind]
+  if (typeof kind === 'string') {
+    if (!COMPILED_KINDS.has(kind) && !TypeRegistry.Has(kind)) {
+      throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (unknown kind "${kind}": register it with TypeBox's TypeRegistry.Set before defining)`)
+    }
+    if (REFERRING_KINDS.has(kind)) return true
+  }
+  for (const key of Object.keys(node)) {
+    // data, not schemas
+    if (key !== 'default' && key !== 'const' && key !== 'examples' && key !== 'enum' && hasReferences((node as Record<string, unknown>)[key], where)) return true
+  }
+  return false
+}
+
+/**
+ * Checks `schema` (a TypeBox 0.34 schema) now and compiles it on first use
+ * (at once when it has references, which only compiling resolves).
+ * `use.direction` `input` fills in declared defaults (in place) first.
+ */
+export function compileValidator (schema: TSchema, use: SchemaUse): Validator {
+  const where = use.where
   registerCommonFormats()
   const formats = unknownFormats(schema)
   if (formats.size > 0) {
     throw new FST_MCP_INVALID_DEFINITION(where, `unknown string format ${[...formats].map((f) => `"${f}"`).join(', ')}: register it with TypeBox's FormatRegistry.Set before defining`)
   }
+  if (!TypeGuard.IsSchema(schema)) throw new FST_MCP_INVALID_DEFINITION(where, 'the schema does not compile (not a well-formed TypeBox schema)')
+  if (!hasReferences(schema, where)) return new CompiledOnFirstUse(compileTypeBox, schema, use)
+  return { validate: compileTypeBox(schema, use) }
+}
+
+function compileTypeBox (schema: TSchema, use: SchemaUse): (value: unknown) => unknown {
+  const root = use.root
   let compiled: TypeCheck<TSchema>
   try {
     compiled = TypeCompiler.Compile(schema)
   } catch (err) {
-    throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (${(err as Error).message})`)
+    throw new FST_MCP_INVALID_DEFINITION(use.where, `the schema does not compile (${(err as Error).message})`)
   }
   // Defaults are applied only when the schema declares some: the common case pays nothing.
-  const defaults = applyDefaults ? defaultsOf(schema) : undefined
+  const defaults = use.direction === 'input' ? defaultsOf(schema) : undefined
   function problems (value: unknown): Invalid {
     const seen = new Set<string>()
     const lines: string[] = []
@@ -161,9 +230,7 @@ export function compileValidator (schema: TSchema, where: string, root: string, 
     }
     return new Invalid(lines)
   }
-  return {
-    validate: defaults !== undefined
-      ? (value) => withinStack(root, () => compiled.Check(defaults(value)) ? value : problems(value))
-      : (value) => withinStack(root, () => compiled.Check(value) ? value : problems(value))
-  }
+  return defaults !== undefined
+    ? (value) => withinStack(use, () => compiled.Check(defaults(value)) ? value : problems(value))
+    : (value) => withinStack(use, () => compiled.Check(value) ? value : problems(value))
 }

@@ -208,7 +208,7 @@ t.test('a value of no accepted kind fails registration naming what is accepted',
     ['zod: no JSON Schema for a transform', () => defineTools({ x: { input: z.object({ d: z.string().transform((s) => s.length) }), output: z.object({ n: z.date() }) as never, handler: handler as never } }), /tool "x" \(output\): its library cannot give a JSON Schema/],
     ['plain: not an object', () => defineTools({ x: { input: { type: 'array' } as never, handler } }), /must be an object schema/],
     ['plain: another dialect', () => defineTools({ x: { input: { $schema: 'http://json-schema.org/draft-07/schema#', type: 'object' } as never, handler } }), /"\$schema" is .*draft-07.*2020-12/],
-    ['plain: not a valid schema', () => defineTools({ x: { input: { type: 'object', properties: { a: { type: 'strin' } } } as never, handler } }), /tool "x" \(input\): the schema does not compile/],
+    ['plain: not a valid schema', () => defineTools({ x: { input: { type: 'object', properties: { a: { type: 'strin' } } } as never, handler } }), /tool "x" \(input\): not a valid JSON Schema 2020-12: .*properties\/a\/type/],
     ['plain: unknown format', () => defineTools({ x: { input: { type: 'object', properties: { a: { type: 'string', format: 'fancy' } } }, handler } }), /unknown string format "fancy"/],
     ['prompt: a number argument', () => definePrompts({ p: { arguments: z.object({ n: z.number() }) as never, handler: () => '' } }), /argument "n" must be a string schema/]
   ]
