@@ -7,7 +7,12 @@
  *   and after runtime changes (adds, a disable, a removal);
  * - `fastify.mcp.tools.add` of one tool to the catalogue, and the first
  *   tools/list after it (the list is rebuilt lazily, from each tool's prepared text);
- * - one paginated tools/list page (listPageSize 50).
+ * - one paginated tools/list page (listPageSize 50);
+ * - the longest event-loop stall (perf_hooks.monitorEventLoopDelay, 1 ms
+ *   resolution) while `add` runs and the first whole tools/list after it is
+ *   served over a real socket (127.0.0.1, the body counted, not parsed), and
+ *   while an unchanged list is served: what every other request on the
+ *   server waits at worst.
  * Each catalogue size runs in a process of its own (heap and JIT state are
  * its own, as in a deployment), in rounds whose order alternates, and the
  * best figure of the rounds is kept, so a busy machine shows less in the
@@ -17,6 +22,9 @@
  */
 import { Type } from '@sinclair/typebox'
 import { spawnSync } from 'node:child_process'
+import { request as httpRequest } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance } from 'fastify'
 import mcpCapabilities, { defineTools, type ToolDefinition } from '../lib/index.js'
@@ -94,7 +102,65 @@ interface Figures {
   callCpu: number
   changedCpu: number
   pageCpu: number
+  /** Longest event-loop stall (ms) over `add` and the first whole list after it, and over an unchanged list. */
+  stallAfterAddMs: number
+  stallUnchangedMs: number
 }
+
+/** POSTs over a real socket; resolves with the byte count of the body (read, never parsed). */
+function post (port: number, method: string, body: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({
+      host: '127.0.0.1',
+      port,
+      method: 'POST',
+      path: '/mcp',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': MODERN, 'mcp-method': method }
+    }, (res) => {
+      let bytes = 0
+      res.on('data', (chunk: Buffer) => { bytes += chunk.length })
+      res.on('end', () => res.statusCode === 200 ? resolve(bytes) : reject(new Error(`${method}: ${String(res.statusCode)}`)))
+      res.on('error', reject)
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
+/** The longest event-loop delay (ms) while `work` runs (and one timer tick after, so a stall at its end is seen). */
+async function longestStall (work: () => Promise<unknown>): Promise<number> {
+  const histogram = monitorEventLoopDelay({ resolution: 1 })
+  histogram.enable()
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  histogram.reset()
+  await work()
+  await new Promise((resolve) => setTimeout(resolve, 5))
+  histogram.disable()
+  return histogram.max / 1e6
+}
+
+/** Stalls over a real socket: `add` then the first whole list, and an unchanged list, medians of seven. */
+async function measureStalls (n: number): Promise<{ stallAfterAddMs: number, stallUnchangedMs: number }> {
+  const { app } = await build(n)
+  await app.listen({ host: '127.0.0.1', port: 0 })
+  const port = (app.server.address() as AddressInfo).port
+  const list = payload('tools/list', {}, 7)
+  for (let i = 0; i < 5; i++) await post(port, 'tools/list', list)
+  const afterAdd: number[] = []
+  const unchanged: number[] = []
+  for (let i = 0; i < 7; i++) {
+    afterAdd.push(await longestStall(async () => {
+      app.mcp.tools.add(`stall_${i}`, { input: Type.Object({ q: Type.String() }), handler: () => ({ content: [] }) })
+      await post(port, 'tools/list', list)
+    }))
+    unchanged.push(await longestStall(() => post(port, 'tools/list', list)))
+  }
+  await app.close()
+  return { stallAfterAddMs: median(afterAdd), stallUnchangedMs: median(unchanged) }
+}
+
+// Medians: one unlucky scheduling slice does not decide.
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
 
 /** Everything for one catalogue size, in this process. */
 async function measureSize (n: number): Promise<Figures> {
@@ -149,9 +215,8 @@ async function measureSize (n: number): Promise<Figures> {
   const paged = await build(n, 50)
   const pageCpu = await cpuPerCall(paged.app, 'tools/list', payload('tools/list', {}), undefined, CALLS)
   await paged.app.close()
-  // Medians of the five: one unlucky scheduling slice does not decide.
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number
-  return { registerMs, registerDistinctMs, registerPlainMs, addMs: median(addTimes), listAfterAddMs: median(listTimes), listUnchangedMs, callCpu, changedCpu, pageCpu }
+  const stalls = await measureStalls(n)
+  return { registerMs, registerDistinctMs, registerPlainMs, addMs: median(addTimes), listAfterAddMs: median(listTimes), listUnchangedMs, callCpu, changedCpu, pageCpu, ...stalls }
 }
 
 if (CHILD !== -1) {
@@ -176,6 +241,10 @@ if (CHILD !== -1) {
   for (const n of SIZES) {
     const f = best[n] as Figures
     console.log(`${String(n).padStart(6)} tools | register ${fmt(f.registerMs)} ms (one schema), ${fmt(f.registerDistinctMs)} ms (a TypeBox schema each), ${fmt(f.registerPlainMs)} ms (a plain JSON Schema each) | add ${fmt(f.addMs, 2)} ms | tools/list after an add ${fmt(f.listAfterAddMs, 2)} ms vs ${fmt(f.listUnchangedMs, 2)} ms unchanged`)
+  }
+  for (const n of SIZES) {
+    const f = best[n] as Figures
+    console.log(`${String(n).padStart(6)} tools | longest event-loop stall: add + first whole tools/list ${fmt(f.stallAfterAddMs, 2)} ms, unchanged tools/list ${fmt(f.stallUnchangedMs, 2)} ms (real socket)`)
   }
   for (const n of SIZES) {
     const f = best[n] as Figures
