@@ -1,5 +1,5 @@
 import t from 'tap'
-import { isImmutableData, jsonOf, memoizeImmutable } from '../lib/response/frozen-json.js'
+import { isImmutableData, jsonBytesOf, jsonOf, memoizeImmutable, presetJsonBytes } from '../lib/response/frozen-json.js'
 
 function deepFreeze<T> (value: T): T {
   if (value !== null && typeof value === 'object') {
@@ -72,4 +72,15 @@ t.test('a frozen tools/list result is answered identically every time', async (t
   for (const [i, body] of bodies.entries()) {
     t.same(body, { jsonrpc: '2.0', id: i + 1, result: { tools: list.tools, resultType: 'complete', _meta: { 'io.modelcontextprotocol/serverInfo': { name: 's', version: '1' } }, ttlMs: 5, cacheScope: 'public' } })
   }
+})
+
+t.test('preset bytes: the value is immutable data, its text decoded from the bytes, never walked', async (t) => {
+  const items = Object.freeze([{ name: 'é' }])
+  // The bytes say something the items do not: proof that the text comes from them.
+  const list = presetJsonBytes({ tools: items }, [Buffer.from('{"tools":['), Buffer.from('{"name":"ü"}'), Buffer.from(']}')])
+  t.ok(Object.isFrozen(list))
+  t.ok(isImmutableData(list))
+  t.equal(jsonOf(list), '{"tools":[{"name":"ü"}]}')
+  t.equal(jsonBytesOf(list)?.length, 3)
+  t.equal(jsonBytesOf(deepFreeze({ tools: [] })), undefined, 'other values have none')
 })

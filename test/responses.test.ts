@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import t from 'tap'
-import { errorResponse, errorResponseBody, prepareResult, preparedResponse } from '../lib/response/responses.js'
+import { errorResponse, errorResponseBody, partsResponse, prepareResult, preparedResponse, resultJsonResponse, resultParts } from '../lib/response/responses.js'
 
 const RESULT = { tools: [{ name: 'é', inputSchema: { type: 'object' } }], note: 'π ≈ 3.14' }
 
@@ -68,4 +68,27 @@ t.test('a rejection body is the error response, byte for byte, repeated or not',
   t.equal(errorResponseBody(3, -32020, 'Header mismatch'), errorResponseBody(3, -32020, 'Header mismatch'), 'a repeated rejection reuses its bytes')
   t.equal(errorResponseBody(undefined, -32700, 'Parse error'), errorResponse(undefined, -32700, 'Parse error'), 'no id: built as text')
   t.equal(errorResponseBody(4, -32602, 'bad', { x: 1 }), errorResponse(4, -32602, 'bad', { x: 1 }), 'with data: built as text')
+})
+
+t.test('a result given as preset byte parts makes the same response, fields appended or not', async (t) => {
+  const text = JSON.stringify(RESULT)
+  fc.assert(fc.property(
+    // The text cut anywhere into parts (a multi-byte character never split: parts are whole items' bytes).
+    fc.uniqueArray(fc.integer({ min: 1, max: text.length - 1 }), { maxLength: 6 }),
+    fc.oneof(fc.integer(), fc.string({ unit: 'binary' })),
+    fc.constantFrom('', '"resultType":"complete"', '"resultType":"complete","ttlMs":5,"cacheScope":"ü"'),
+    (cuts, id, fields) => {
+      const at = [0, ...cuts.sort((a, b) => a - b), text.length]
+      const parts = at.slice(1).map((end, i) => Buffer.from(text.slice(at[i], end)))
+      const withFields = fields === '' ? text : text.slice(0, -1) + ',' + fields + '}'
+      const bytes = partsResponse(id, resultParts(parts, fields))
+      return bytes.equals(Buffer.from(resultJsonResponse(id, withFields)))
+    }
+  ))
+  const parts = [Buffer.from('{"tools":['), Buffer.from('{"name":"é"}'), Buffer.from(']}')]
+  const once = resultParts(parts, '')
+  t.equal(once[1], parts[0], 'the parts are shared, not copied')
+  t.equal(parts[2]?.toString(), ']}', 'appending fields leaves the parts as they were')
+  resultParts(parts, '"a":1')
+  t.equal(parts[2]?.toString(), ']}')
 })

@@ -4,22 +4,27 @@
  * each entry enabled or disabled.
  *
  * Lists are prepared lazily and incrementally: every entry carries the JSON
- * text of its listed item, made once when it was defined, so the list after a
- * change is one join of those texts (no walk or serialisation of the whole
- * catalogue), built on the first list request after the change. The list
- * object is frozen with its text preset (response/frozen-json.ts), so the
- * endpoint serves it as prepared bytes like any static list.
+ * text of its listed item, made once when it was defined, and the entries
+ * are kept in segments of at most 256 (catalog-segment.ts), each keeping its
+ * part of every list (items and UTF-8 bytes) until one of its entries
+ * changes. A change thus costs the rebuild of one segment; the whole list is
+ * then the segments' parts side by side, its bytes preset on the frozen list
+ * object (response/frozen-json.ts), so the endpoint copies them behind the
+ * response's id and never serialises or encodes the whole list again.
  *
  * Pages: each entry gets a sequence number when added (kept when it is
  * replaced); a cursor names the last sequence number served, and the next
  * page starts after it. Items added between pages come on a later page,
- * removed ones are simply gone: no item is skipped or repeated.
+ * removed ones are simply gone: no item is skipped or repeated. A page is
+ * found from its cursor by binary search, so its cost does not grow with the
+ * catalogue.
  */
 import { FST_MCP_DUPLICATE_DEFINITION } from '../errors.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import { presetJson } from '../response/frozen-json.js'
+import { presetJson, presetJsonBytes } from '../response/frozen-json.js'
+import { type ListedEntry, Segment, SEGMENT_SIZE, type Slot } from './catalog-segment.js'
 
-export interface CatalogEntry {
+export interface CatalogEntry extends ListedEntry {
   readonly name: string
   /** The deeply frozen listed item and its JSON text. */
   readonly listed: object
@@ -32,32 +37,29 @@ export interface CatalogEntry {
   readonly origin: string
 }
 
-interface Slot<E> {
-  readonly seq: number
-  entry: E
-  enabled: boolean
-}
-
-/** A view's enabled entries, with their list and pages, as of one version of the catalogue. */
+/** What is derived from a view as of one version of the catalogue (made on demand, dropped on a change). */
 interface ViewState<E> {
-  readonly version: number
-  readonly entries: readonly E[]
-  readonly seqs: readonly number[]
   list: object | undefined
+  enabled: readonly E[] | undefined
+  /** Pages by the sequence number they start after (0: the first). */
   readonly pages: Map<number, object>
 }
 
 /** Pages kept per view and version (a client paging through 10,000 tools at 100 per page needs 100). */
 const MAX_KEPT_PAGES = 1024
 const MAX_CURSOR_LENGTH = 64
+const COMMA = Buffer.from(',')
+const CLOSE = Buffer.from(']}')
+/** `{"tools":[` and the like, per view name. */
+const opening = new Map<string, Buffer>()
 
 export class Catalog<E extends CatalogEntry> {
   /** `tool`, `prompt` or `resource`: how errors name an entry. */
   readonly kind: string
   readonly #byName = new Map<string, Slot<E>>()
   readonly #byKey = new Map<string, Slot<E>>()
-  /** Slots in sequence order (appended, never reordered). */
-  #order: Array<Slot<E>> = []
+  /** Slots in sequence order, in segments (appended, never reordered; an empty segment is dropped). */
+  readonly #segments: Array<Segment<E>> = []
   #seq = 0
   #version = 0
   readonly #views = new Map<string, ViewState<E>>()
@@ -116,8 +118,13 @@ export class Catalog<E extends CatalogEntry> {
     const slot: Slot<E> = { seq: ++this.#seq, entry, enabled }
     this.#byName.set(entry.name, slot)
     if (entry.key !== undefined) this.#byKey.set(entry.key, slot)
-    this.#order.push(slot)
-    this.#changed()
+    let last = this.#segments[this.#segments.length - 1]
+    if (last === undefined || last.slots.length >= SEGMENT_SIZE) {
+      last = new Segment<E>()
+      this.#segments.push(last)
+    }
+    last.slots.push(slot)
+    this.#changed(last)
   }
 
   /** Replaces the entry named `entry.name` in place (same position, same enabled state). */
@@ -128,7 +135,7 @@ export class Catalog<E extends CatalogEntry> {
     if (before.key !== undefined) this.#byKey.delete(before.key)
     slot.entry = entry
     if (entry.key !== undefined) this.#byKey.set(entry.key, slot)
-    this.#changed()
+    this.#changed(this.#segments[this.#segmentOf(slot.seq)] as Segment<E>)
     return before
   }
 
@@ -137,9 +144,20 @@ export class Catalog<E extends CatalogEntry> {
     if (slot === undefined) return undefined
     this.#byName.delete(name)
     if (slot.entry.key !== undefined) this.#byKey.delete(slot.entry.key)
-    const at = lowerBound(this.#order, slot.seq)
-    this.#order.splice(at, 1)
-    this.#changed()
+    const at = this.#segmentOf(slot.seq)
+    const segment = this.#segments[at] as Segment<E>
+    segment.slots.splice(segment.indexOf(slot.seq), 1)
+    this.#changed(segment)
+    if (segment.slots.length === 0) {
+      this.#segments.splice(at, 1)
+    } else if (segment.slots.length < SEGMENT_SIZE / 4) {
+      // A segment thinned by removals joins its successor when both fit in one, so their count stays bounded.
+      const next = this.#segments[at + 1]
+      if (next !== undefined && segment.slots.length + next.slots.length <= SEGMENT_SIZE) {
+        segment.slots.push(...next.slots)
+        this.#segments.splice(at + 1, 1)
+      }
+    }
     return slot.entry
   }
 
@@ -148,19 +166,27 @@ export class Catalog<E extends CatalogEntry> {
     const slot = this.#byName.get(name)
     if (slot === undefined || slot.enabled === enabled) return false
     slot.enabled = enabled
-    this.#changed()
+    this.#changed(this.#segments[this.#segmentOf(slot.seq)] as Segment<E>)
     return true
   }
 
   /** The enabled entries listed in `view`, in order. */
   enabled (view: string): readonly E[] {
-    return this.#view(view).entries
+    const state = this.#state(view)
+    if (state.enabled === undefined) {
+      const entries: E[] = []
+      for (const segment of this.#segments) {
+        for (const entry of segment.view(view).entries) entries.push(entry)
+      }
+      state.enabled = entries
+    }
+    return state.enabled
   }
 
-  /** The whole list result of `view` (`{ tools: [...] }`), frozen, its JSON preset. */
+  /** The whole list result of `view` (`{ tools: [...] }`), frozen, its JSON bytes preset. */
   list (view: string): object {
-    const state = this.#view(view)
-    state.list ??= listResult(view, state.entries, 0, state.entries.length, undefined)
+    const state = this.#state(view)
+    state.list ??= this.#wholeList(view)
     return state.list
   }
 
@@ -170,15 +196,13 @@ export class Catalog<E extends CatalogEntry> {
    * did not make for this view answers -32602.
    */
   page (view: string, cursor: unknown, size: number): object {
-    const state = this.#view(view)
-    const start = cursor === undefined ? 0 : upperBound(state.seqs, decodeCursor(cursor, view))
-    let page = state.pages.get(start)
+    const after = cursor === undefined ? 0 : decodeCursor(cursor, view)
+    const state = this.#state(view)
+    let page = state.pages.get(after)
     if (page === undefined) {
-      const end = Math.min(start + size, state.entries.length)
-      const next = end < state.entries.length ? encodeCursor(view, state.seqs[end - 1] as number) : undefined
-      page = listResult(view, state.entries, start, end, next)
+      page = this.#page(view, after, size)
       if (state.pages.size >= MAX_KEPT_PAGES) state.pages.clear()
-      state.pages.set(start, page)
+      state.pages.set(after, page)
     }
     return page
   }
@@ -195,56 +219,87 @@ export class Catalog<E extends CatalogEntry> {
     }
   }
 
-  #changed (): void {
+  /** Everything derived is dropped; of the segments, only the one that changed. */
+  #changed (segment: Segment<E>): void {
+    segment.changed()
     this.#version++
     this.#views.clear()
   }
 
-  #view (view: string): ViewState<E> {
+  #state (view: string): ViewState<E> {
     let state = this.#views.get(view)
     if (state === undefined) {
-      const entries: E[] = []
-      const seqs: number[] = []
-      for (const slot of this.#order) {
-        if (!slot.enabled || slot.entry.view !== view) continue
-        entries.push(slot.entry)
-        seqs.push(slot.seq)
-      }
-      state = { version: this.#version, entries, seqs, list: undefined, pages: new Map() }
+      state = { list: undefined, enabled: undefined, pages: new Map() }
       this.#views.set(view, state)
     }
     return state
   }
-}
 
-function listResult (view: string, entries: readonly CatalogEntry[], start: number, end: number, nextCursor: string | undefined): object {
-  const items: object[] = new Array(end - start)
-  const texts: string[] = new Array(end - start)
-  for (let i = start; i < end; i++) {
-    const entry = entries[i] as CatalogEntry
-    items[i - start] = entry.listed
-    texts[i - start] = entry.json
+  /** Index of the first segment whose last sequence number is >= `seq` (the one holding `seq`, when some does). */
+  #segmentOf (seq: number): number {
+    let lo = 0
+    let hi = this.#segments.length
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1
+      if ((this.#segments[mid] as Segment<E>).lastSeq < seq) lo = mid + 1
+      else hi = mid
+    }
+    return lo
   }
-  Object.freeze(items)
-  const result: Record<string, unknown> = { [view]: items }
-  let json = '{' + JSON.stringify(view) + ':[' + texts.join(',') + ']'
-  if (nextCursor !== undefined) {
-    result.nextCursor = nextCursor
-    json += ',"nextCursor":' + JSON.stringify(nextCursor)
-  }
-  return presetJson(result, json + '}')
-}
 
-/** First index whose slot's seq is >= seq (slots are in seq order). */
-function lowerBound (order: ReadonlyArray<Slot<unknown>>, seq: number): number {
-  let lo = 0
-  let hi = order.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((order[mid] as Slot<unknown>).seq < seq) lo = mid + 1
-    else hi = mid
+  /** The segments' items and bytes side by side: no item is serialised or encoded again. */
+  #wholeList (view: string): object {
+    const parts: Buffer[] = []
+    let count = 0
+    for (const segment of this.#segments) {
+      const part = segment.view(view)
+      if (part.entries.length === 0) continue
+      if (count > 0) parts.push(COMMA)
+      parts.push(part.bytes)
+      count += part.entries.length
+    }
+    const items: object[] = new Array(count)
+    let at = 0
+    for (const segment of this.#segments) {
+      for (const item of segment.view(view).items) items[at++] = item
+    }
+    let open = opening.get(view)
+    if (open === undefined) {
+      open = Buffer.from('{' + JSON.stringify(view) + ':[')
+      opening.set(view, open)
+    }
+    Object.freeze(items)
+    return presetJsonBytes({ [view]: items }, [open, ...parts, CLOSE])
   }
-  return lo
+
+  /** At most `size` items after sequence number `after`, found by binary search, then walked forward. */
+  #page (view: string, after: number, size: number): object {
+    const items: object[] = []
+    const texts: string[] = []
+    let lastSeq = 0
+    let more = false
+    for (let s = this.#segmentOf(after + 1); s < this.#segments.length && !more; s++) {
+      const part = (this.#segments[s] as Segment<E>).view(view)
+      for (let i = upperBound(part.seqs, after); i < part.entries.length; i++) {
+        if (items.length === size) {
+          more = true
+          break
+        }
+        items.push(part.items[i] as object)
+        texts.push((part.entries[i] as E).json)
+        lastSeq = part.seqs[i] as number
+      }
+    }
+    Object.freeze(items)
+    const result: Record<string, unknown> = { [view]: items }
+    let json = '{' + JSON.stringify(view) + ':[' + texts.join(',') + ']'
+    if (more) {
+      const nextCursor = encodeCursor(view, lastSeq)
+      result.nextCursor = nextCursor
+      json += ',"nextCursor":' + JSON.stringify(nextCursor)
+    }
+    return presetJson(result, json + '}')
+  }
 }
 
 /** First index whose seq is > seq. */

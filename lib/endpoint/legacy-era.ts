@@ -141,7 +141,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
         request.log.error({ method }, `MCP handler ${faultSubject(entry, params)} returned an input_required result to a legacy request`)
         return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
-      let body: string
+      let body: string | Buffer
       try {
         body = outcome.ok ? resultResponse(id, outcome.result) : errorResponse(id, outcome.code, outcome.message, outcome.data)
       } catch (err) {

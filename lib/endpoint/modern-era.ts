@@ -23,12 +23,12 @@ import type { EraHandler, RequestMessage } from './legacy-era.js'
 import { isLogLevel, LOG_LEVELS } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { type EndpointMethodName, type MethodEntry, methodIn } from '../protocol/methods.js'
-import { isImmutableData, jsonOf, memoizeImmutable } from '../response/frozen-json.js'
+import { isImmutableData, jsonBytesOf, jsonOf, memoizeImmutable } from '../response/frozen-json.js'
 import { ParamHeaderValidator } from './param-headers.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { RequestStateCodec } from '../input/request-state.js'
 import { RequestStream } from '../streams/request-stream.js'
-import { appendFields, errorResponse, internalErrorResponse, objectJson, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse } from '../response/responses.js'
+import { appendFields, errorResponse, internalErrorResponse, objectJson, partsResponse, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse, resultParts } from '../response/responses.js'
 import type { ResultMeta } from '../protocol/schemas.js'
 import type { ClientInfo, JsonObject } from '../server-module/contract.js'
 import { createListenResponder } from '../streams/subscriptions.js'
@@ -128,6 +128,12 @@ export function createModernHandler (state: EndpointState): EraHandler {
   /** The response carrying the stamped result; the common case splices text instead of copying the result. */
   function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
+      // A catalogue's list: its preset bytes copied behind the id, never serialised or encoded whole.
+      const parts = jsonBytesOf(result)
+      if (parts !== undefined) {
+        const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
+        return partsResponse(id, resultParts(parts, completeFields + hints))
+      }
       if (!cacheable || staticHintFields !== undefined) {
         // Only immutable results are ever stored, so a hit needs no further check.
         const cache = cacheable ? preparedCacheable : preparedPlain

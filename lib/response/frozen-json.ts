@@ -8,6 +8,7 @@
 const immutable = new WeakSet<object>()
 const mutable = new WeakSet<object>()
 const serialised = new WeakMap<object, string>()
+const encoded = new WeakMap<object, readonly Buffer[]>()
 
 /** Frozen all the way down, with no getters or toJSON that could vary the text. */
 function isFrozenData (value: unknown, seen: Set<object>): boolean {
@@ -46,7 +47,11 @@ export function memoizeImmutable<T> (cache: WeakMap<object, T>, value: object, c
   return known
 }
 
-const stringify = (value: object): string => JSON.stringify(value)
+// A value whose bytes are preset is decoded from them rather than walked (only a path that needs the text does).
+const stringify = (value: object): string => {
+  const parts = encoded.get(value)
+  return parts === undefined ? JSON.stringify(value) : Buffer.concat(parts).toString('utf8')
+}
 
 export function jsonOf (value: object): string {
   return memoizeImmutable(serialised, value, stringify)
@@ -62,4 +67,23 @@ export function presetJson<T extends object> (value: T, json: string): T {
   immutable.add(value)
   serialised.set(value, json)
   return value
+}
+
+/**
+ * Records the UTF-8 bytes of a deeply frozen value's JSON text, in parts (a
+ * definition catalogue's list, segment by segment): the endpoint copies them
+ * into the response (response/responses.ts) instead of serialising, joining
+ * or encoding the whole value. The text must be a JSON object with at least
+ * one member.
+ */
+export function presetJsonBytes<T extends object> (value: T, parts: readonly Buffer[]): T {
+  Object.freeze(value)
+  immutable.add(value)
+  encoded.set(value, Object.freeze([...parts]))
+  return value
+}
+
+/** The bytes preset by presetJsonBytes, in parts; undefined for any other value. */
+export function jsonBytesOf (value: object): readonly Buffer[] | undefined {
+  return encoded.get(value)
 }

@@ -8,7 +8,7 @@
  * cost ~4 MB of heap at import and ~3 MB at registration, for values
  * serialised once), which also keeps the startup heap small.
  */
-import { jsonOf } from './frozen-json.js'
+import { jsonBytesOf, jsonOf } from './frozen-json.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { BoundedMemo, PairMemo } from '../common/bounded-memo.js'
 
@@ -76,8 +76,39 @@ export function preparedResponse (id: RequestId, prepared: PreparedResult): Buff
   return out
 }
 
-export function resultResponse (id: RequestId, result: object): string {
+/** The response to `id` carrying `result`: its preset bytes copied once when it has them (jsonBytesOf), else its JSON text. */
+export function resultResponse (id: RequestId, result: object): string | Buffer {
+  const parts = jsonBytesOf(result)
+  if (parts !== undefined) return partsResponse(id, resultParts(parts, ''))
   return resultJsonResponse(id, objectJson(result))
+}
+
+const RESULT_MEMBER = Buffer.from(',"result":')
+const CLOSE_RESPONSE = Buffer.from('}')
+
+/**
+ * The tail of a response, from `,"result":` to the end, around a result
+ * given as the UTF-8 parts of its JSON object text (presetJsonBytes), with
+ * `fields` (JSON members, `"a":1,"b":2`) added at the end of the result.
+ * The parts are shared, not copied.
+ */
+export function resultParts (parts: readonly Buffer[], fields: string): readonly Buffer[] {
+  if (fields === '') return [RESULT_MEMBER, ...parts, CLOSE_RESPONSE]
+  const last = parts[parts.length - 1] as Buffer
+  return [RESULT_MEMBER, ...parts.slice(0, -1), last.subarray(0, last.length - 1), Buffer.from(',' + fields + '}}')]
+}
+
+/** The response bytes for `id` with a tail made by resultParts: one copy of the parts, nothing serialised. */
+export function partsResponse (id: RequestId, tail: readonly Buffer[]): Buffer {
+  const head = '{"jsonrpc":"2.0","id":' + JSON.stringify(id)
+  const headLength = Buffer.byteLength(head)
+  let length = headLength
+  for (const part of tail) length += part.length
+  const out = Buffer.allocUnsafe(length)
+  out.write(head, 0, headLength, 'utf8')
+  let at = headLength
+  for (const part of tail) at += part.copy(out, at)
+  return out
 }
 
 /**
