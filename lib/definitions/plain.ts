@@ -5,6 +5,7 @@
  * bytes (lib/response/frozen-json.ts).
  */
 import type { TSchema } from '@sinclair/typebox'
+import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { array, check, custom, func, group, type GroupValue, map, string, type Spec } from '../check/option-spec.js'
@@ -22,8 +23,44 @@ export function plainJson<T> (value: T, where: string): T {
   return JSON.parse(plainJsonText(value, where)) as T
 }
 
+/**
+ * Whether `value` is plain JSON data as far as a quick walk can tell: no
+ * function, BigInt or symbol value, no `toJSON`, not deeper than a schema
+ * gets. Then JSON.stringify needs no replacer (which costs several times the
+ * walk on every key); anything else takes the replacer's path and its errors.
+ */
+function isSimpleJson (value: unknown, depth: number): boolean {
+  if (value === null) return true
+  switch (typeof value) {
+    case 'string': case 'number': case 'boolean': case 'undefined': return true
+    case 'object': {
+      if (depth > 64) return false
+      if (Array.isArray(value)) {
+        for (const item of value) if (!isSimpleJson(item, depth + 1)) return false
+        return true
+      }
+      if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return false
+      for (const key in value) {
+        if (!isSimpleJson((value as Record<string, unknown>)[key], depth + 1)) return false
+      }
+      return true
+    }
+    default: return false
+  }
+}
+
 /** `value` as JSON text, refused as `plainJson` refuses it. */
 export function plainJsonText (value: unknown, where: string): string {
+  let simple = false
+  try {
+    simple = isSimpleJson(value, 0)
+  } catch {
+    // A throwing getter: the replacer's path says so.
+  }
+  if (simple) {
+    const text = JSON.stringify(value)
+    if (typeof text === 'string') return text
+  }
   let text: string | undefined
   try {
     text = JSON.stringify(value, (_key, item: unknown) => {
@@ -79,9 +116,17 @@ export function checkDefinition<F extends Record<string, Spec<any>>> (fields: F,
     new FST_MCP_INVALID_DEFINITION(where, path === '' ? message : `"${path}": ${message}`), 'field')
 }
 
+/** Spec schemas compiled on their first check: a catalogue of thousands checks each definition against the same one. */
+const compiledChecks = new WeakMap<TSchema, TypeCheck<TSchema>>()
+
 /** A listed item must match its spec schema (`Tool`, `Prompt`, ...): the first mismatch is named at definition time. */
 export function checkListed (schema: TSchema, value: unknown, where: string, what: string): void {
-  if (!Value.Check(schema, value)) {
+  let compiled = compiledChecks.get(schema)
+  if (compiled === undefined) {
+    compiled = TypeCompiler.Compile(schema)
+    compiledChecks.set(schema, compiled)
+  }
+  if (!compiled.Check(value)) {
     const first = [...Value.Errors(schema, value)][0]
     throw new FST_MCP_INVALID_DEFINITION(where, `not a valid ${what}: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
   }

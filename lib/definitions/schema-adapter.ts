@@ -29,6 +29,8 @@ export const ACCEPTED_SCHEMAS = 'a TypeBox object (@sinclair/typebox 0.34 or typ
 export interface AdaptedSchema {
   /** The JSON Schema to list: plain JSON, an object at the root (the caller's to change). */
   readonly listed: JsonObject
+  /** `listed` as JSON text (until the caller changes `listed`). */
+  readonly text: string
   /** Whether it declares defaults anywhere (a property called "default" counts too). */
   readonly defaults: boolean
   readonly validator: Validator
@@ -106,11 +108,11 @@ export function adaptSchema (schema: unknown, use: SchemaUse): AdaptedSchema {
   const defaults = text.includes('"default"')
   if (kind === 'standard') {
     checkJsonSchema(listed, use.where)
-    return { listed: listed as JsonObject, defaults, validator: standardValidator(schema as StandardJsonSchema, use) }
+    return { listed: listed as JsonObject, text, defaults, validator: standardValidator(schema as StandardJsonSchema, use) }
   }
   const key = `${kind} ${use.root} ${use.direction} ${text}`
   const validator = kind === 'typebox-legacy'
     ? sharedValidator(key, () => compileValidator(schema as Parameters<typeof compileValidator>[0], use))
     : sharedValidator(key, () => compileJsonSchema(listed, text, use))
-  return { listed: listed as JsonObject, defaults, validator }
+  return { listed: listed as JsonObject, text, defaults, validator }
 }

@@ -98,7 +98,7 @@ const TOOL_FIELDS = {
   handler: callback('a function (args, ctx) returning the result', true)
 }
 
-function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, compiled: CompiledTool, scopes: readonly string[] | undefined } {
+function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, json: string, compiled: CompiledTool, scopes: readonly string[] | undefined } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
   const { scopes } = checkDefinition(TOOL_FIELDS, definition, where)
@@ -112,8 +112,15 @@ function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unk
   if (output !== undefined) tool.outputSchema = output.listed
   copyFields(definition as unknown as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
   checkListed(Tool, tool, where, 'Tool')
+  // The schemas' texts are known already (JSON.stringify(JSON.parse(text)) is text): only the rest is serialised.
+  const known: Record<string, string | undefined> = { inputSchema: input.defaults ? undefined : input.text, outputSchema: output?.text }
+  let json = ''
+  for (const key of Object.keys(tool)) {
+    json += (json === '' ? '{' : ',') + JSON.stringify(key) + ':' + (known[key] ?? JSON.stringify(tool[key]))
+  }
   return {
     tool: tool as Tool,
+    json: json + '}',
     scopes,
     compiled: { name, input: input.validator, output: output?.validator, handler: definition.handler }
   }
@@ -167,9 +174,9 @@ export interface ToolEntry extends CatalogEntry {
 
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
 export function compileToolEntry (name: string, definition: ToolDefinition<any, any>, origin: string): ToolEntry {
-  const { tool, compiled, scopes } = compileTool(name, definition as ToolDefinition<ObjectSchema, unknown>)
+  const { tool, json, compiled, scopes } = compileTool(name, definition as ToolDefinition<ObjectSchema, unknown>)
   deepFreeze(tool)
-  return { name, listed: tool, json: JSON.stringify(tool), view: 'tools', origin, compiled, scopes }
+  return { name, listed: tool, json, view: 'tools', origin, compiled, scopes }
 }
 
 /** Hand-written handlers served beside the definitions (bound to their module). */

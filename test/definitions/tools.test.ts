@@ -6,7 +6,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
-import { defineTools, toolError } from '../../lib/definitions/tools.js'
+import { compileToolEntry, defineTools, toolError } from '../../lib/definitions/tools.js'
 import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
 import { specValidator } from '../helpers/spec-schemas.js'
@@ -176,5 +176,18 @@ t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', a
   ]
   for (const [what, make, message] of cases) {
     t.throws(make, { code: 'FST_MCP_INVALID_DEFINITION', message }, what)
+  }
+})
+
+t.test('a tool\'s prepared JSON text is its listed item, whatever its fields', async (t) => {
+  const definitions: Array<Record<string, unknown>> = [
+    { handler: () => 'x' },
+    { title: 'Tïtle', description: 'd "q"', input: Type.Object({ a: Type.String({ default: 'x' }), 2: Type.Number(), b: Type.Optional(Type.Integer()) }), handler: () => 'x' },
+    { input: { type: 'object', properties: { z: { type: 'string' }, 10: { type: 'number' }, __proto__: { type: 'string' } } }, output: Type.Object({ n: Type.Number({ maximum: 1e21 }) }), handler: () => ({ n: 1 }) },
+    { annotations: { readOnlyHint: true, title: 'ä' }, icons: [{ src: 'https://x.test/i.png' }], _meta: { 'x/y': [1, 'é'] }, input: Type.Object({ q: Type.String({ pattern: '^\\\\d+$' }) }), handler: () => 'x' }
+  ]
+  for (const [i, definition] of definitions.entries()) {
+    const entry = compileToolEntry(`t${i}`, definition as never, 'test')
+    t.equal(entry.json, JSON.stringify(entry.listed), `definition ${i}`)
   }
 })
