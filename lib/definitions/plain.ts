@@ -111,8 +111,16 @@ export function callback<F extends (...args: any[]) => unknown> (expects: string
  * Checks a definition's fields with the shared checker (lib/check/): unknown
  * fields are refused, the known ones listed; a bad one is named in the error.
  */
+const definitionSpecs = new WeakMap<object, Spec<any>>()
+
 export function checkDefinition<F extends Record<string, Spec<any>>> (fields: F, definition: unknown, where: string): GroupValue<F> {
-  return check(group(fields, { required: true }), definition, '', (path, message) =>
+  // One group spec per kind of definition (made once, not per definition of a catalogue of thousands).
+  let spec = definitionSpecs.get(fields) as Spec<GroupValue<F>> | undefined
+  if (spec === undefined) {
+    spec = group(fields, { required: true })
+    definitionSpecs.set(fields, spec)
+  }
+  return check(spec, definition, '', (path, message) =>
     new FST_MCP_INVALID_DEFINITION(where, path === '' ? message : `"${path}": ${message}`), 'field')
 }
 
