@@ -25,7 +25,7 @@ import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
 import { type McpCapabilitiesOptions, resolveOptions } from './options.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
-import { installRouteTools } from './routes/route-tools.js'
+import { installRouteTools, toolContexts } from './routes/route-tools.js'
 import { checkServerModule } from './server-module/module-check.js'
 import { McpTelemetry } from './telemetry/tracing.js'
 
@@ -56,16 +56,16 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const given = (opts as { prefix?: unknown }).prefix
   const prefix = typeof given === 'string' ? given : undefined
   const path = (prefix === undefined ? '' : prefix.replace(/\/+$/, '')) + options.path
+  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/), before the hooks settle.
+  installRouteTools(fastify, options.routes, composition.tools)
   // `@opentelemetry/api` with the `telemetry` option, when installed.
   const telemetry = await McpTelemetry.load(options.telemetry)
-  // `fastify.mcp`, its addHook bound to each context; at ready the hooks are fixed and, with the telemetry,
-  // settle what runs around operations.
-  const getter = hookedDecorator(fastify, createDecorator(state, path, auth), (chains) => {
-    state.operations.configure(chains, telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200)
+  // `fastify.mcp`, its addHook bound to each context; at ready the hooks are fixed (a route-backed tool's calls get
+  // its route context's) and, with the telemetry, settle what runs around operations.
+  const getter = hookedDecorator(fastify, createDecorator(state, path, auth), toolContexts(composition.tools), (select) => {
+    state.operations.configure(select, telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200)
   })
   fastify.decorate('mcp', { getter })
-  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
-  installRouteTools(fastify, options.routes, composition.tools)
 
   await mountEndpoint(fastify, {
     path: options.path,

@@ -47,10 +47,11 @@ export interface McpDecorator {
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /**
-   * Adds a hook around MCP operations (see README, Hooks): `onRequest`,
+   * Adds a hook around MCP operations (docs/routes-and-hooks.md): `onRequest`,
    * `preHandler`, `onResult`, `onError`. Hooks added in the context the plugin
-   * was registered in apply to every MCP request; hooks are fixed once the
-   * app is ready.
+   * was registered in (or by an fp-wrapped plugin) apply to every MCP request;
+   * hooks added in a child context apply to the route-backed tools declared
+   * there. Hooks are fixed once the app is ready.
    */
   addHook<N extends McpHookName> (name: N, hook: McpHooks[N]): void
   /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */

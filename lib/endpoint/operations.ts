@@ -16,7 +16,7 @@ import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
 import { callerOf, type RequestScope, scopeOf } from '../handler/request-scope.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
-import type { HookChains } from '../hooks/registry.js'
+import type { HookChains, HookSelector } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
 import type { McpCall, McpOperation } from '../hooks/types.js'
 import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
@@ -63,10 +63,10 @@ export class Operations {
   readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
 
   /** Settles what runs around operations; called once, when the app is ready. */
-  configure (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): void {
-    if (chains === undefined && telemetry === undefined) return
-    this.around = createAround(chains, telemetry, errorStatus)
-    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server, this.#toolErrors)
+  configure (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): void {
+    if (hooks === undefined && telemetry === undefined) return
+    this.around = createAround(hooks, telemetry, errorStatus)
+    this.invoke = createInvoke(this.#plainInvoke, this.#server, this.#toolErrors)
   }
 }
 
@@ -89,12 +89,9 @@ function protocolVersionOf (message: RequestMessage, request: FastifyRequest, mo
   return typeof version === 'string' ? version : undefined
 }
 
-function createAround (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
-  const onRequest = chains?.onRequest
-  const onError = chains?.onError
-
+function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
   /** An onRequest hook threw: the request is answered with that error (`McpError`), else -32603, logged. */
-  function reject (err: unknown, operation: McpOperation, reply: FastifyReply): MaybePromise<FastifyReply> {
+  function reject (err: unknown, operation: McpOperation, reply: FastifyReply, onError: HookChains['onError']): MaybePromise<FastifyReply> {
     let error: { code: number, message: string, data?: unknown }
     if (err instanceof McpError) {
       error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }
@@ -108,14 +105,17 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
   }
 
   function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
+    const chains = select?.(message.method, message.params)
     if (chains === undefined) return next(message, request, reply)
     const scope = scopeOf(request)
+    scope.hooks = chains
     const operation = scope.operation = operationOf(message, request, modern)
+    const { onRequest, onError } = chains
     if (onRequest === undefined) return next(message, request, reply)
     const proceed = (answer: JsonObject | undefined): MaybePromise<FastifyReply | undefined> => {
       if (answer !== undefined) {
         if (moduleMethod(message.method) === undefined) {
-          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply)
+          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply, onError)
         }
         scope.answer = answer
       }
@@ -125,14 +125,14 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
     try {
       answered = firstAnswer('onRequest', onRequest, (hook) => hook.fn.call(hook.context, operation))
     } catch (err) {
-      return reject(err, operation, reply)
+      return reject(err, operation, reply, onError)
     }
-    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply)) : proceed(answered)
+    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply, onError)) : proceed(answered)
   }
 
   return function around (message, request, reply, next, isModern) {
     // Without a provider registered (the common case when the API is merely installed), nothing is gathered.
-    if (telemetry === undefined || !telemetry.active) return chains === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
+    if (telemetry === undefined || !telemetry.active) return select === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
     const modern = isModern(message)
     const trace = telemetry.start({
       method: message.method,
@@ -176,11 +176,7 @@ function reportOnError (request: FastifyRequest): (err: unknown) => void {
 }
 
 
-function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode): Invoke {
-  const preHandler = chains?.preHandler
-  const onResult = chains?.onResult
-  const onError = chains?.onError
-
+function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode): Invoke {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
   function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
@@ -192,8 +188,7 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     return outcome instanceof Promise ? outcome.catch((err: unknown) => fail(err, entry, params, ctx, toolErrors)) : outcome
   }
 
-  function callWithPreHandler (entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
-    const hooks = preHandler as NonNullable<HookChains['preHandler']>
+  function callWithPreHandler (hooks: NonNullable<HookChains['preHandler']>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
     const given = entry.handler === 'readResource' || !isJsonObject(params.arguments) ? {} : params.arguments
     const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, ctx }
     const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
@@ -211,19 +206,21 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     }), entry, params, ctx)
   }
 
-  function finish (outcome: Outcome, entry: ModuleMethod, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+  function finish (outcome: Outcome, entry: ModuleMethod, ctx: RequestContext, operation: McpOperation, scope: RequestScope, chains: HookChains): MaybePromise<Outcome> {
+    const onResult = chains.onResult
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
         replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
         (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
-      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope))
+      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope, chains))
     }
-    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope)
+    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope, chains)
   }
 
-  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: RequestContext, operation: McpOperation, scope: RequestScope, chains: HookChains): MaybePromise<Outcome> {
     scope.errorType = String(outcome.code)
+    const onError = chains.onError
     if (onError === undefined) return outcome
     const error = outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
     return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.request)), () => outcome)
@@ -233,16 +230,16 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     // No scope: neither a hook nor a span wants this request (`around` makes it for them).
     const scope = ctx.request.mcpScope
     if (scope === null) return invoke(entry, params, ctx)
-    const operation = scope.operation
-    if (operation === undefined) {
+    const { operation, hooks } = scope
+    if (operation === undefined || hooks === undefined) {
       // Traced, without hooks: only how it ended is noted.
       return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
     }
     let outcome: MaybePromise<Outcome>
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
-    else if (preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(entry, params, ctx, operation)
+    else if (hooks.preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(hooks.preHandler, entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
-    return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope))
+    return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope, hooks))
   }
 }
 

@@ -14,6 +14,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { VerifiedCaller } from '../auth/verified-token.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
 import type { McpOperation } from '../hooks/types.js'
+import type { HookChains } from '../hooks/registry.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
@@ -35,6 +36,8 @@ export class RequestScope {
   caller: string | undefined = undefined
   /** With MCP hooks: the request as hooks see it (made once, before the onRequest hooks). */
   operation: McpOperation | undefined = undefined
+  /** With MCP hooks: the chains that apply to this request (chosen with `operation`). */
+  hooks: HookChains | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */
   answer: JsonObject | undefined = undefined
   /** How the request failed, for its span and duration metric: a JSON-RPC error code, or `tool_error`. */
