@@ -10,11 +10,11 @@
  * the onRequest hooks. `invoke` serves a handler-served method in its era:
  * preHandler hooks, the handler, then onResult or onError hooks.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
-import { callerOf, type RequestScope, scopeOf } from '../handler/request-scope.js'
+import { callerOf, scopeOf, type WorkOutcomeStep } from '../handler/request-scope.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
 import type { HookChains } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
@@ -24,7 +24,7 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { type ModuleMethod, moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
-import type { AnyServerModule, JsonObject } from '../server-module/contract.js'
+import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
 import type { ToolErrorMode } from '../handler/tool-errors.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
@@ -104,7 +104,7 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
     }
     const send = (): FastifyReply => sendError(reply, errorStatus(operation.era === 'modern', error.code), operation.id, error.code, error.message, error.data)
     if (onError === undefined) return send()
-    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request)), send)
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request.log)), send)
   }
 
   function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
@@ -171,8 +171,8 @@ function settle (served: MaybePromise<FastifyReply | undefined>, reply: FastifyR
   return served instanceof Promise ? served.then((answer) => answer ?? reply) : undefined
 }
 
-function reportOnError (request: FastifyRequest): (err: unknown) => void {
-  return (err) => request.log.error({ err }, 'MCP onError hook failed')
+function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
+  return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
 
@@ -180,9 +180,10 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
   const preHandler = chains?.preHandler
   const onResult = chains?.onResult
   const onError = chains?.onError
+  const outcomeHooks = onResult !== undefined || onError !== undefined
 
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
-  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
     try {
       outcome = step()
@@ -211,7 +212,7 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     }), entry, params, ctx)
   }
 
-  function finish (outcome: Outcome, entry: ModuleMethod, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+  function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, scope: { errorType: string | undefined }): MaybePromise<Outcome> {
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
@@ -222,11 +223,21 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope)
   }
 
-  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: HandlerContext, operation: McpOperation, scope: { errorType: string | undefined }): MaybePromise<Outcome> {
     scope.errorType = String(outcome.code)
     if (onError === undefined) return outcome
     const error = outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
-    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.request)), () => outcome)
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.logger)), () => outcome)
+  }
+
+  /**
+   * The outcome of a tool's work run as a task passes the hooks as a direct
+   * call's would, with the operation of the `tools/call` that created the task
+   * and the task's `ctx`. The request's span has ended by then: how the work
+   * ended is noted for no span.
+   */
+  function workOutcomeStep (entry: ModuleMethod, operation: McpOperation): WorkOutcomeStep {
+    return (outcome, taskCtx) => finish(outcome, entry, taskCtx, operation, { errorType: undefined })
   }
 
   return function invokeWithHooks (entry, params, ctx) {
@@ -239,15 +250,24 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
       return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
     }
     let outcome: MaybePromise<Outcome>
+    // Work this call runs as a task passes onResult and onError when it ends (lib/tasks/service.ts takes the step).
+    const tasked = outcomeHooks && ctx.method === 'tools/call'
+    if (tasked) scope.workOutcome = workOutcomeStep(entry, operation)
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
     else if (preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
-    return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope))
+    if (!tasked) return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope))
+    return whenSettled(outcome, (o) => {
+      // Taken: a task was created, and this is its CreateTaskResult; the hooks see the work's outcome instead.
+      if (scope.workOutcome === undefined && o.ok && o.result.resultType === 'task') return o
+      scope.workOutcome = undefined
+      return finish(o, entry, ctx, operation, scope)
+    })
   }
 }
 
 /** A tool's execution error (`isError: true`) is an error of the operation for its span and metric. */
-function note (outcome: Outcome, scope: RequestScope): Outcome {
+function note (outcome: Outcome, scope: { errorType: string | undefined }): Outcome {
   if (outcome.ok && outcome.result.isError === true) scope.errorType = 'tool_error'
   return outcome
 }

@@ -15,6 +15,14 @@ import type { VerifiedCaller } from '../auth/verified-token.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
 import type { McpOperation } from '../hooks/types.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
+import type { MaybePromise } from '../common/maybe-promise.js'
+import type { Outcome } from './invoke.js'
+
+/**
+ * What a task's work ended with passes this before the task keeps it: the
+ * endpoint's onResult and onError hooks, run with the `ctx` of the task.
+ */
+export type WorkOutcomeStep = (outcome: Outcome, ctx: HandlerContext) => MaybePromise<Outcome>
 
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
 export interface TaskHost {
@@ -35,6 +43,12 @@ export class RequestScope {
   caller: string | undefined = undefined
   /** With MCP hooks: the request as hooks see it (made once, before the onRequest hooks). */
   operation: McpOperation | undefined = undefined
+  /**
+   * With onResult or onError hooks, while serving a `tools/call`: what the
+   * outcome of work run as a task passes. `createTask` takes it (and leaves
+   * undefined), which also tells the hooks the result is a `CreateTaskResult`.
+   */
+  workOutcome: WorkOutcomeStep | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */
   answer: JsonObject | undefined = undefined
   /** How the request failed, for its span and duration metric: a JSON-RPC error code, or `tool_error`. */
