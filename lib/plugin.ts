@@ -164,7 +164,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const telemetry = options.telemetry === undefined ? undefined : await McpTelemetry.load(options.telemetry)
   fastify.addHook('onReady', function settleOperations () {
     hooks.seal()
-    state.operations.configure(hooks.chainsFor(fastify), telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200)
+    state.operations.configure(hooks.chainsFor(fastify), telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
   })
   // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
   installRouteTools(fastify, options.routes, composition.tools)

@@ -35,6 +35,8 @@ export type Around = (message: RequestMessage, request: FastifyRequest, reply: F
 /** The HTTP status of a JSON-RPC error in an era (the modern transport fixes a few). */
 export type ErrorStatus = (modern: boolean, code: number) => number
 export type Invoke = (entry: ModuleMethod, params: JsonObject, ctx: RequestContext) => MaybePromise<Outcome>
+/** With authorization: refuses a target a hook chose when the caller lacks a scope it needs (see authorization.ts `checkTarget`). */
+export type TargetCheck = (request: FastifyRequest, method: string, params: JsonObject) => Outcome | undefined
 
 /** The methods whose calls pass preHandler hooks. */
 const CALLS = new Set(['tools/call', 'prompts/get', 'resources/read'])
@@ -63,10 +65,10 @@ export class Operations {
   readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
 
   /** Settles what runs around operations; called once, when the app is ready. */
-  configure (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): void {
+  configure (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
     if (chains === undefined && telemetry === undefined) return
     this.around = createAround(chains, telemetry, errorStatus)
-    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server, this.#toolErrors)
+    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server, this.#toolErrors, checkTarget)
   }
 }
 
@@ -176,7 +178,7 @@ function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
 }
 
 
-function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode): Invoke {
+function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
   const preHandler = chains?.preHandler
   const onResult = chains?.onResult
   const onError = chains?.onError
@@ -195,8 +197,9 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
 
   function callWithPreHandler (entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
     const hooks = preHandler as NonNullable<HookChains['preHandler']>
-    const given = entry.handler === 'readResource' || !isJsonObject(params.arguments) ? {} : params.arguments
-    const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, ctx }
+    const reading = entry.handler === 'readResource'
+    const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
+    const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
     const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
     if (isSelfValidating(server[entry.handler])) {
       // A defined tool or prompt runs the hooks itself, once its arguments are valid.
@@ -208,8 +211,20 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     }
     return attempt(() => whenSettled(runHooks(), (answer): MaybePromise<Outcome> => {
       if (answer !== undefined) return { ok: true, result: answer }
+      if (reading && call.uri !== params.uri) return readElsewhere(entry, params, call.uri, ctx)
       return invoke(entry, call.arguments === given ? params : { ...params, arguments: call.arguments }, ctx)
     }), entry, params, ctx)
+  }
+
+  /**
+   * A preHandler chose another URI to read: it is served as if the client had
+   * sent it (the catalogue, else the raw handler, resolves it), once the
+   * caller is known to hold the scopes it needs.
+   */
+  function readElsewhere (entry: ModuleMethod, params: JsonObject, uri: unknown, ctx: RequestContext): MaybePromise<Outcome> {
+    if (typeof uri !== 'string' || uri.length === 0) throw new TypeError(`an MCP preHandler hook set call.uri to ${typeof uri === 'string' ? 'an empty string' : typeof uri}: a URI is a non-empty string`)
+    const moved = { ...params, uri }
+    return checkTarget?.(ctx.request, 'resources/read', moved) ?? invoke(entry, moved, ctx)
   }
 
   function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, scope: { errorType: string | undefined }): MaybePromise<Outcome> {

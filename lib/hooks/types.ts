@@ -32,6 +32,17 @@ export interface McpCall extends McpOperation {
    * object to change what the handler receives; it is not validated again.
    */
   arguments: JsonObject
+  /**
+   * `resources/read` only (else undefined): the URI to read, first the one the
+   * client sent (also in `target`, which keeps it). Assign another to read
+   * that instead: it is resolved as a client's URI would be (the defined
+   * resources and templates, else the raw `readResource`), and with
+   * authorization the caller must hold the scopes the new target needs, or
+   * the call is refused with -32600 (no 403 challenge: the client did not
+   * ask for it). The endpoint's own scopes and the method's were already
+   * checked and are the same for any URI.
+   */
+  uri: string | undefined
   /** The handler's context (`ctx`): logger, signal, progress, auth. */
   readonly ctx: HandlerContext
 }
