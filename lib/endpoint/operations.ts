@@ -14,7 +14,7 @@ import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
-import { callerOf, scopeOf, type WorkOutcomeStep } from '../handler/request-scope.js'
+import { callerOf, scopeOf, type WorkOutcomeHooks } from '../handler/request-scope.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
 import type { HookChains } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
@@ -251,8 +251,10 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
    * and the task's `ctx`. The request's span has ended by then: how the work
    * ended is noted for no span.
    */
-  function workOutcomeStep (entry: ModuleMethod, operation: McpOperation): WorkOutcomeStep {
-    return (outcome, taskCtx) => finish(outcome, entry, taskCtx, operation, { errorType: undefined })
+  const toolsCall = moduleMethod('tools/call') as ModuleMethod
+  const workOutcome: WorkOutcomeHooks = (scope) => {
+    const operation = scope.operation as McpOperation
+    return (outcome, taskCtx) => finish(outcome, toolsCall, taskCtx, operation, { errorType: undefined })
   }
 
   return function invokeWithHooks (entry, params, ctx) {
@@ -267,7 +269,7 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     let outcome: MaybePromise<Outcome>
     // Work this call runs as a task passes onResult and onError when it ends (lib/tasks/service.ts takes the step).
     const tasked = outcomeHooks && ctx.method === 'tools/call'
-    if (tasked) scope.workOutcome = workOutcomeStep(entry, operation)
+    if (tasked) scope.workOutcome = workOutcome
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
     else if (preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)

@@ -23,6 +23,8 @@ import type { Outcome } from './invoke.js'
  * endpoint's onResult and onError hooks, run with the `ctx` of the task.
  */
 export type WorkOutcomeStep = (outcome: Outcome, ctx: HandlerContext) => MaybePromise<Outcome>
+/** Makes the step for the request `scope` serves (one function for every request: nothing is made for a call that makes no task). */
+export type WorkOutcomeHooks = (scope: RequestScope) => WorkOutcomeStep
 
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
 export interface TaskHost {
@@ -48,7 +50,7 @@ export class RequestScope {
    * outcome of work run as a task passes. `createTask` takes it (and leaves
    * undefined), which also tells the hooks the result is a `CreateTaskResult`.
    */
-  workOutcome: WorkOutcomeStep | undefined = undefined
+  workOutcome: WorkOutcomeHooks | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */
   answer: JsonObject | undefined = undefined
   /** How the request failed, for its span and duration metric: a JSON-RPC error code, or `tool_error`. */

@@ -219,7 +219,7 @@ export class TaskService implements TaskHost {
     const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
     // With outcome hooks the work's result passes them, and the CreateTaskResult does not (taking the step tells the endpoint).
     const scope = ctx.request.mcpScope
-    const through = scope?.workOutcome
+    const through = scope?.workOutcome?.(scope)
     if (scope !== null) scope.workOutcome = undefined
     this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, through)
     return { resultType: 'task', ...taskFields(task, this.limits) }
