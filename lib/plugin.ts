@@ -73,14 +73,15 @@ export interface McpDecorator {
   readonly resources: LiveResources
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
-  /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
   /**
-   * Adds a hook around MCP operations (see README, Hooks): `onRequest`,
+   * Adds a hook around MCP operations (docs/routes-and-hooks.md): `onRequest`,
    * `preHandler`, `onResult`, `onError`. Hooks added in the context the plugin
-   * was registered in apply to every MCP request; hooks are fixed once the
-   * app is ready.
+   * was registered in (or by an fp-wrapped plugin) apply to every MCP request;
+   * hooks added in a child context apply to the route-backed tools declared
+   * there. Hooks are fixed once the app is ready.
    */
   addHook<N extends McpHookName> (name: N, hook: McpHooks[N]): void
+  /** With the `authorization` option: the metadata document, its URL, and a way to forget remembered tokens. */
   readonly authorization: {
     readonly resource: string
     readonly metadata: Readonly<ProtectedResourceMetadata>
@@ -154,20 +155,24 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
       if (view === undefined) {
         const context = this
         view = Object.freeze(Object.create(decorator, {
-          addHook: { value: <N extends McpHookName>(name: N, hook: McpHooks[N]) => hooks.add(context, name, hook, fastify), enumerable: true }
+          addHook: { value: <N extends McpHookName>(name: N, hook: McpHooks[N]) => hooks.add(context, name, hook), enumerable: true }
         }) as McpDecorator)
         views.set(this, view)
       }
       return view
     }
   })
+  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/), before the hooks settle.
+  installRouteTools(fastify, options.routes, composition.tools)
   const telemetry = options.telemetry === undefined ? undefined : await McpTelemetry.load(options.telemetry)
   fastify.addHook('onReady', function settleOperations () {
-    hooks.seal()
-    state.operations.configure(hooks.chainsFor(fastify), telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
+    const tools = composition.tools
+    const contextOfTool = (name: string): FastifyInstance | undefined => tools?.get(name)?.context
+    for (const context of hooks.idleContexts(fastify, tools === undefined ? [] : tools.names().flatMap((name) => tools.entry(name)?.context ?? []))) {
+      context.log.warn('MCP hooks were added in a context that serves no MCP operation (no route-backed tool is declared in it or below): they will not run')
+    }
+    state.operations.configure(hooks.settle(fastify, contextOfTool), telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
   })
-  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/).
-  installRouteTools(fastify, options.routes, composition.tools)
   // Per-request state lives in one slot, declared here and filled on first use (lib/handler/request-scope.ts).
   fastify.decorateRequest('mcpScope', null)
 

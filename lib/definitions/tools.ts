@@ -5,6 +5,7 @@
  * typed from the schemas, and the module gets `listTools` (a deeply frozen
  * list, served as prepared bytes) and `callTool`.
  */
+import type { FastifyInstance } from 'fastify'
 import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
@@ -163,6 +164,8 @@ function run (tool: CompiledTool, args: unknown, ctx: HandlerContext): CallToolR
 export interface ToolEntry extends CatalogEntry {
   readonly compiled: CompiledTool
   readonly scopes: readonly string[] | undefined
+  /** The Fastify context that serves it, when not the endpoint's (a route-backed tool: its route's), for the MCP hooks of that context. */
+  readonly context?: FastifyInstance
 }
 
 /** Checks and compiles one definition (the same checks at registration and at runtime). */

@@ -16,7 +16,7 @@ import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
 import { callerOf, scopeOf, type WorkOutcomeHooks } from '../handler/request-scope.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
-import type { HookChains } from '../hooks/registry.js'
+import type { HookChains, HookSelector } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
 import type { McpCall, McpOperation } from '../hooks/types.js'
 import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
@@ -65,10 +65,10 @@ export class Operations {
   readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
 
   /** Settles what runs around operations; called once, when the app is ready. */
-  configure (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
-    if (chains === undefined && telemetry === undefined) return
-    this.around = createAround(chains, telemetry, errorStatus)
-    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server, this.#toolErrors, checkTarget)
+  configure (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
+    if (hooks === undefined && telemetry === undefined) return
+    this.around = createAround(hooks, telemetry, errorStatus)
+    this.invoke = createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget)
   }
 }
 
@@ -91,12 +91,9 @@ function protocolVersionOf (message: RequestMessage, request: FastifyRequest, mo
   return typeof version === 'string' ? version : undefined
 }
 
-function createAround (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
-  const onRequest = chains?.onRequest
-  const onError = chains?.onError
-
+function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
   /** An onRequest hook threw: the request is answered with that error (`McpError`), else -32603, logged. */
-  function reject (err: unknown, operation: McpOperation, reply: FastifyReply): MaybePromise<FastifyReply> {
+  function reject (err: unknown, operation: McpOperation, reply: FastifyReply, onError: HookChains['onError']): MaybePromise<FastifyReply> {
     let error: { code: number, message: string, data?: unknown }
     if (err instanceof McpError) {
       error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }
@@ -110,14 +107,17 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
   }
 
   function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
+    const chains = select?.(message.method, message.params)
     if (chains === undefined) return next(message, request, reply)
     const scope = scopeOf(request)
+    scope.hooks = chains
     const operation = scope.operation = operationOf(message, request, modern)
+    const { onRequest, onError } = chains
     if (onRequest === undefined) return next(message, request, reply)
     const proceed = (answer: JsonObject | undefined): MaybePromise<FastifyReply | undefined> => {
       if (answer !== undefined) {
         if (moduleMethod(message.method) === undefined) {
-          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply)
+          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply, onError)
         }
         scope.answer = answer
       }
@@ -127,14 +127,14 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
     try {
       answered = firstAnswer('onRequest', onRequest, (hook) => hook.fn.call(hook.context, operation))
     } catch (err) {
-      return reject(err, operation, reply)
+      return reject(err, operation, reply, onError)
     }
-    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply)) : proceed(answered)
+    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply, onError)) : proceed(answered)
   }
 
   return function around (message, request, reply, next, isModern) {
     // Without a provider registered (the common case when the API is merely installed), nothing is gathered.
-    if (telemetry === undefined || !telemetry.active) return chains === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
+    if (telemetry === undefined || !telemetry.active) return select === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
     const modern = isModern(message)
     const trace = telemetry.start({
       method: message.method,
@@ -178,12 +178,7 @@ function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
 }
 
 
-function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
-  const preHandler = chains?.preHandler
-  const onResult = chains?.onResult
-  const onError = chains?.onError
-  const outcomeHooks = onResult !== undefined || onError !== undefined
-
+function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
   function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
@@ -195,8 +190,7 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     return outcome instanceof Promise ? outcome.catch((err: unknown) => fail(err, entry, params, ctx, toolErrors)) : outcome
   }
 
-  function callWithPreHandler (entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
-    const hooks = preHandler as NonNullable<HookChains['preHandler']>
+  function callWithPreHandler (hooks: NonNullable<HookChains['preHandler']>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
     const reading = entry.handler === 'readResource'
     const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
     const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
@@ -227,19 +221,21 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     return checkTarget?.(ctx.request, 'resources/read', moved) ?? invoke(entry, moved, ctx)
   }
 
-  function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, scope: { errorType: string | undefined }): MaybePromise<Outcome> {
+  function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
+    const onResult = chains.onResult
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
         replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
         (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
-      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope))
+      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope, chains))
     }
-    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope)
+    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope, chains)
   }
 
-  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: HandlerContext, operation: McpOperation, scope: { errorType: string | undefined }): MaybePromise<Outcome> {
+  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
     scope.errorType = String(outcome.code)
+    const onError = chains.onError
     if (onError === undefined) return outcome
     const error = outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
     return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.logger)), () => outcome)
@@ -247,44 +243,48 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
 
   /**
    * The outcome of a tool's work run as a task passes the hooks as a direct
-   * call's would, with the operation of the `tools/call` that created the task
-   * and the task's `ctx`. The request's span has ended by then: how the work
-   * ended is noted for no span.
+   * call's would, with the operation and chains of the `tools/call` that
+   * created the task and the task's `ctx`. The request's span has ended by
+   * then: how the work ended is noted for no span.
    */
   const toolsCall = moduleMethod('tools/call') as ModuleMethod
   const workOutcome: WorkOutcomeHooks = (scope) => {
     const operation = scope.operation as McpOperation
-    return (outcome, taskCtx) => finish(outcome, toolsCall, taskCtx, operation, { errorType: undefined })
+    const chains = scope.hooks as HookChains
+    return (outcome, taskCtx) => finish(outcome, toolsCall, taskCtx, operation, { errorType: undefined }, chains)
   }
 
   return function invokeWithHooks (entry, params, ctx) {
     // No scope: neither a hook nor a span wants this request (`around` makes it for them).
     const scope = ctx.request.mcpScope
     if (scope === null) return invoke(entry, params, ctx)
-    const operation = scope.operation
-    if (operation === undefined) {
+    const { operation, hooks } = scope
+    if (operation === undefined || hooks === undefined) {
       // Traced, without hooks: only how it ended is noted.
       return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
     }
     let outcome: MaybePromise<Outcome>
     // Work this call runs as a task passes onResult and onError when it ends (lib/tasks/service.ts takes the step).
-    const tasked = outcomeHooks && ctx.method === 'tools/call'
+    const tasked = ctx.method === 'tools/call' && (hooks.onResult !== undefined || hooks.onError !== undefined)
     if (tasked) scope.workOutcome = workOutcome
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
-    else if (preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(entry, params, ctx, operation)
+    else if (hooks.preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(hooks.preHandler, entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
-    if (!tasked) return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope))
+    if (!tasked) return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope, hooks))
     return whenSettled(outcome, (o) => {
       // Taken: a task was created, and this is its CreateTaskResult; the hooks see the work's outcome instead.
       if (scope.workOutcome === undefined && o.ok && o.result.resultType === 'task') return o
       scope.workOutcome = undefined
-      return finish(o, entry, ctx, operation, scope)
+      return finish(o, entry, ctx, operation, scope, hooks)
     })
   }
 }
 
+/** Where how an operation ended is noted: the request's scope (for its span and metric), or a throwaway for a task's work. */
+interface ErrorNote { errorType: string | undefined }
+
 /** A tool's execution error (`isError: true`) is an error of the operation for its span and metric. */
-function note (outcome: Outcome, scope: { errorType: string | undefined }): Outcome {
+function note (outcome: Outcome, scope: ErrorNote): Outcome {
   if (outcome.ok && outcome.result.isError === true) scope.errorType = 'tool_error'
   return outcome
 }

@@ -14,6 +14,7 @@ import type { FastifyRequest } from 'fastify'
 import type { VerifiedCaller } from '../auth/verified-token.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
 import type { McpOperation } from '../hooks/types.js'
+import type { HookChains } from '../hooks/registry.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { MaybePromise } from '../common/maybe-promise.js'
 import type { Outcome } from './invoke.js'
@@ -51,6 +52,8 @@ export class RequestScope {
    * undefined), which also tells the hooks the result is a `CreateTaskResult`.
    */
   workOutcome: WorkOutcomeHooks | undefined = undefined
+  /** With MCP hooks: the chains that apply to this request (chosen with `operation`). */
+  hooks: HookChains | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */
   answer: JsonObject | undefined = undefined
   /** How the request failed, for its span and duration metric: a JSON-RPC error code, or `tool_error`. */

@@ -102,7 +102,8 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
         schemas = sharedSchemasOf(context.getSchemas() as Record<string, unknown>)
         shared.set(context, schemas)
       }
-      catalog.add(routeToolEntry(route, schemas, call))
+      // The tool belongs to its route's context: that context's MCP hooks apply to its calls (lib/hooks/registry.ts).
+      catalog.add({ ...routeToolEntry(route, schemas, call), context })
     }
   })
 }
