@@ -8,7 +8,7 @@ import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
-import mcpCapabilities, { defineTools, definePrompts, McpError, ErrorCode, runAsTask, type HandlerContext, type McpOperation, type McpCall } from '../../lib/index.js'
+import mcpCapabilities, { defineTools, definePrompts, McpError, ErrorCode, type McpOperation, type McpCall } from '../../lib/index.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
 
 const SERVER_INFO = { name: 'hooks', version: '1.0.0' }
