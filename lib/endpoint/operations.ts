@@ -10,11 +10,11 @@
  * the onRequest hooks. `invoke` serves a handler-served method in its era:
  * preHandler hooks, the handler, then onResult or onError hooks.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
-import { callerOf, type RequestScope, scopeOf } from '../handler/request-scope.js'
+import { callerOf, scopeOf, type WorkOutcomeHooks } from '../handler/request-scope.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
 import type { HookChains, HookSelector } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
@@ -24,7 +24,7 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { type ModuleMethod, moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
-import type { AnyServerModule, JsonObject } from '../server-module/contract.js'
+import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
 import type { ToolErrorMode } from '../handler/tool-errors.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
@@ -35,6 +35,8 @@ export type Around = (message: RequestMessage, request: FastifyRequest, reply: F
 /** The HTTP status of a JSON-RPC error in an era (the modern transport fixes a few). */
 export type ErrorStatus = (modern: boolean, code: number) => number
 export type Invoke = (entry: ModuleMethod, params: JsonObject, ctx: RequestContext) => MaybePromise<Outcome>
+/** With authorization: refuses a target a hook chose when the caller lacks a scope it needs (see authorization.ts `checkTarget`). */
+export type TargetCheck = (request: FastifyRequest, method: string, params: JsonObject) => Outcome | undefined
 
 /** The methods whose calls pass preHandler hooks. */
 const CALLS = new Set(['tools/call', 'prompts/get', 'resources/read'])
@@ -63,10 +65,10 @@ export class Operations {
   readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
 
   /** Settles what runs around operations; called once, when the app is ready. */
-  configure (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): void {
+  configure (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
     if (hooks === undefined && telemetry === undefined) return
     this.around = createAround(hooks, telemetry, errorStatus)
-    this.invoke = createInvoke(this.#plainInvoke, this.#server, this.#toolErrors)
+    this.invoke = createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget)
   }
 }
 
@@ -101,7 +103,7 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
     }
     const send = (): FastifyReply => sendError(reply, errorStatus(operation.era === 'modern', error.code), operation.id, error.code, error.message, error.data)
     if (onError === undefined) return send()
-    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request)), send)
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request.log)), send)
   }
 
   function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
@@ -171,14 +173,14 @@ function settle (served: MaybePromise<FastifyReply | undefined>, reply: FastifyR
   return served instanceof Promise ? served.then((answer) => answer ?? reply) : undefined
 }
 
-function reportOnError (request: FastifyRequest): (err: unknown) => void {
-  return (err) => request.log.error({ err }, 'MCP onError hook failed')
+function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
+  return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
 
-function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode): Invoke {
+function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
-  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
     try {
       outcome = step()
@@ -189,8 +191,9 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
   }
 
   function callWithPreHandler (hooks: NonNullable<HookChains['preHandler']>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
-    const given = entry.handler === 'readResource' || !isJsonObject(params.arguments) ? {} : params.arguments
-    const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, ctx }
+    const reading = entry.handler === 'readResource'
+    const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
+    const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
     const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
     if (isSelfValidating(server[entry.handler])) {
       // A defined tool or prompt runs the hooks itself, once its arguments are valid.
@@ -202,11 +205,23 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     }
     return attempt(() => whenSettled(runHooks(), (answer): MaybePromise<Outcome> => {
       if (answer !== undefined) return { ok: true, result: answer }
+      if (reading && call.uri !== params.uri) return readElsewhere(entry, params, call.uri, ctx)
       return invoke(entry, call.arguments === given ? params : { ...params, arguments: call.arguments }, ctx)
     }), entry, params, ctx)
   }
 
-  function finish (outcome: Outcome, entry: ModuleMethod, ctx: RequestContext, operation: McpOperation, scope: RequestScope, chains: HookChains): MaybePromise<Outcome> {
+  /**
+   * A preHandler chose another URI to read: it is served as if the client had
+   * sent it (the catalogue, else the raw handler, resolves it), once the
+   * caller is known to hold the scopes it needs.
+   */
+  function readElsewhere (entry: ModuleMethod, params: JsonObject, uri: unknown, ctx: RequestContext): MaybePromise<Outcome> {
+    if (typeof uri !== 'string' || uri.length === 0) throw new TypeError(`an MCP preHandler hook set call.uri to ${typeof uri === 'string' ? 'an empty string' : typeof uri}: a URI is a non-empty string`)
+    const moved = { ...params, uri }
+    return checkTarget?.(ctx.request, 'resources/read', moved) ?? invoke(entry, moved, ctx)
+  }
+
+  function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
     const onResult = chains.onResult
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
@@ -218,12 +233,25 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope, chains)
   }
 
-  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: RequestContext, operation: McpOperation, scope: RequestScope, chains: HookChains): MaybePromise<Outcome> {
+  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
     scope.errorType = String(outcome.code)
     const onError = chains.onError
     if (onError === undefined) return outcome
     const error = outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
-    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.request)), () => outcome)
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.logger)), () => outcome)
+  }
+
+  /**
+   * The outcome of a tool's work run as a task passes the hooks as a direct
+   * call's would, with the operation and chains of the `tools/call` that
+   * created the task and the task's `ctx`. The request's span has ended by
+   * then: how the work ended is noted for no span.
+   */
+  const toolsCall = moduleMethod('tools/call') as ModuleMethod
+  const workOutcome: WorkOutcomeHooks = (scope) => {
+    const operation = scope.operation as McpOperation
+    const chains = scope.hooks as HookChains
+    return (outcome, taskCtx) => finish(outcome, toolsCall, taskCtx, operation, { errorType: undefined }, chains)
   }
 
   return function invokeWithHooks (entry, params, ctx) {
@@ -236,15 +264,27 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
       return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
     }
     let outcome: MaybePromise<Outcome>
+    // Work this call runs as a task passes onResult and onError when it ends (lib/tasks/service.ts takes the step).
+    const tasked = ctx.method === 'tools/call' && (hooks.onResult !== undefined || hooks.onError !== undefined)
+    if (tasked) scope.workOutcome = workOutcome
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
     else if (hooks.preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(hooks.preHandler, entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
-    return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope, hooks))
+    if (!tasked) return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope, hooks))
+    return whenSettled(outcome, (o) => {
+      // Taken: a task was created, and this is its CreateTaskResult; the hooks see the work's outcome instead.
+      if (scope.workOutcome === undefined && o.ok && o.result.resultType === 'task') return o
+      scope.workOutcome = undefined
+      return finish(o, entry, ctx, operation, scope, hooks)
+    })
   }
 }
 
+/** Where how an operation ended is noted: the request's scope (for its span and metric), or a throwaway for a task's work. */
+interface ErrorNote { errorType: string | undefined }
+
 /** A tool's execution error (`isError: true`) is an error of the operation for its span and metric. */
-function note (outcome: Outcome, scope: RequestScope): Outcome {
+function note (outcome: Outcome, scope: ErrorNote): Outcome {
   if (outcome.ok && outcome.result.isError === true) scope.errorType = 'tool_error'
   return outcome
 }

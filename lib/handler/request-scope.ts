@@ -16,6 +16,16 @@ import type { AuthInfo } from '../server-module/auth-info.js'
 import type { McpOperation } from '../hooks/types.js'
 import type { HookChains } from '../hooks/registry.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
+import type { MaybePromise } from '../common/maybe-promise.js'
+import type { Outcome } from './invoke.js'
+
+/**
+ * What a task's work ended with passes this before the task keeps it: the
+ * endpoint's onResult and onError hooks, run with the `ctx` of the task.
+ */
+export type WorkOutcomeStep = (outcome: Outcome, ctx: HandlerContext) => MaybePromise<Outcome>
+/** Makes the step for the request `scope` serves (one function for every request: nothing is made for a call that makes no task). */
+export type WorkOutcomeHooks = (scope: RequestScope) => WorkOutcomeStep
 
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
 export interface TaskHost {
@@ -36,6 +46,12 @@ export class RequestScope {
   caller: string | undefined = undefined
   /** With MCP hooks: the request as hooks see it (made once, before the onRequest hooks). */
   operation: McpOperation | undefined = undefined
+  /**
+   * With onResult or onError hooks, while serving a `tools/call`: what the
+   * outcome of work run as a task passes. `createTask` takes it (and leaves
+   * undefined), which also tells the hooks the result is a `CreateTaskResult`.
+   */
+  workOutcome: WorkOutcomeHooks | undefined = undefined
   /** With MCP hooks: the chains that apply to this request (chosen with `operation`). */
   hooks: HookChains | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */

@@ -1,14 +1,14 @@
 /**
  * MCP hooks (`fastify.mcp.addHook`): order, what each may answer, replace or
- * observe, in both eras, for defined and raw handlers, for task-run tools,
- * and encapsulation (a child context's hook reaches only the route-backed
+ * observe, in both eras, for defined and raw handlers (task-run tools:
+ * task-hooks.test.ts), and encapsulation (a child context's hook reaches only the route-backed
  * tools declared in it; an fp-wrapped plugin's reaches everything).
  */
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
-import mcpCapabilities, { defineTools, definePrompts, McpError, ErrorCode, runAsTask, type HandlerContext, type McpOperation, type McpCall } from '../../lib/index.js'
+import mcpCapabilities, { defineTools, definePrompts, McpError, ErrorCode, type McpOperation, type McpCall } from '../../lib/index.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
 
 const SERVER_INFO = { name: 'hooks', version: '1.0.0' }
@@ -135,22 +135,6 @@ for (const era of ERAS) {
     await t.rejects(client.discover(), { code: ErrorCode.InternalError })
   })
 }
-
-t.test('task-run tools pass the hooks; the CreateTaskResult reaches onResult', async (t) => {
-  const seen: string[] = []
-  const app = await build(t, {
-    listTools: () => ({ tools: [{ name: 'slow', inputSchema: { type: 'object' } }] }),
-    callTool: (_params: unknown, ctx: HandlerContext) => runAsTask(ctx, () => ({ content: [{ type: 'text', text: 'done' }] }))
-  }, (app) => {
-    app.mcp.addHook('preHandler', (call) => { seen.push(`preHandler ${call.target}`) })
-    app.mcp.addHook('onResult', (op, result) => { if (op.method === 'tools/call') seen.push(`onResult ${result.resultType === 'task' || 'task' in result ? 'task' : 'inline'}`) })
-  }, { tasks: true })
-  const client = injectClient(app, { era: 'modern', clientCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })
-  await client.callTool('slow')
-  const inline = injectClient(app, { era: 'modern' })
-  await inline.callTool('slow')
-  t.same(seen, ['preHandler slow', 'onResult task', 'preHandler slow', 'onResult inline'])
-})
 
 t.test('encapsulation: an fp plugin\'s hook reaches the endpoint, a child context\'s only what is served there; no hook after ready', async (t) => {
   const seen: string[] = []
