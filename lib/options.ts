@@ -105,7 +105,7 @@ export interface TaskOptions {
   maxArgumentBytes?: number
   /**
    * The authorization context a task is bound to; default the caller
-   * (lib/auth/caller.ts): the authenticated principal, else a digest of the
+   * (`callerOf` in lib/handler/request-scope.ts): the authenticated principal, else a digest of the
    * `Authorization` header, else `anonymous`.
    */
   owner?: (request: FastifyRequest) => string
@@ -251,7 +251,8 @@ export interface McpCapabilitiesOptions {
    * this many items per page (1 to 10000), with an opaque `nextCursor`.
    * Default: off (the whole list in one result; many clients ignore `nextCursor`).
    */
-  listPageSize?: number  /**
+  listPageSize?: number
+  /**
    * Serve the routes declared with `config: { mcp: true | {...} }` (after this
    * plugin, in its context and the ones inside it) as tools: `true`, or
    * settings of how a call reaches the route (README, Routes as tools).
@@ -429,20 +430,4 @@ export type ResolvedTaskOptions = NonNullable<ResolvedOptions['tasks']>
 /** Validates and normalises the options; throws a coded error naming the path of the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {
   return check(OPTIONS, options, '', (path, message) => new FST_MCP_INVALID_OPTION(path === '' ? 'options' : path, message))
-}
-
-function resolveTelemetry (value: unknown): false | TelemetryOptions {
-  if (value === undefined || value === true) return {}
-  if (value === false) return false
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) throw new FST_MCP_INVALID_OPTION('telemetry', 'expected a boolean or { tracerProvider?, meterProvider? }')
-  const { tracerProvider, meterProvider, ...rest } = value as Record<string, unknown>
-  const unknown = Object.keys(rest)
-  if (unknown.length > 0) throw new FST_MCP_INVALID_OPTION('telemetry', `unknown key "${unknown[0] as string}" (known: tracerProvider, meterProvider)`)
-  if (tracerProvider !== undefined && typeof (tracerProvider as { getTracer?: unknown })?.getTracer !== 'function') {
-    throw new FST_MCP_INVALID_OPTION('telemetry.tracerProvider', 'expected a TracerProvider (an object with getTracer)')
-  }
-  if (meterProvider !== undefined && typeof (meterProvider as { getMeter?: unknown })?.getMeter !== 'function') {
-    throw new FST_MCP_INVALID_OPTION('telemetry.meterProvider', 'expected a MeterProvider (an object with getMeter)')
-  }
-  return Object.freeze({ ...(tracerProvider === undefined ? {} : { tracerProvider }), ...(meterProvider === undefined ? {} : { meterProvider }) }) as TelemetryOptions
 }

@@ -11,10 +11,10 @@ import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, plainJson, SCOPES, TEXT } from './plain.js'
-import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
-import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
-import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
+import { validatesOwnArguments } from '../hooks/pre-handler.js'
+import { definedOrRaw, NEEDS_NOTHING, requirementOf, withRequiredScopes } from './required-scopes.js'
+import { callRaw, callValidated } from './validated-call.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
@@ -166,29 +166,16 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) {
-        // A raw handler validates nothing: the preHandler hooks run right before it.
-        const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
-        return afterValidation(ctx, given, (args) => rawGet(args === given ? params : { ...params, arguments: args as Record<string, string> }, ctx)) as GetPromptResult
-      }
+      // A raw handler validates nothing: the preHandler hooks run right before it.
+      if (rawGet !== undefined && !(typeof name === 'string' && catalog.has(name))) return callRaw(ctx, params, (p) => rawGet(p, ctx)) as GetPromptResult
       throw new McpError(ErrorCode.InvalidParams, `Unknown prompt: ${mention(name)}`)
     }
     const prompt = entry.compiled
-    const args = prompt.args.validate(params.arguments === undefined ? {} : params.arguments)
     // preHandler hooks run once the arguments are valid (an invalid set is refused by run), and may answer in the prompt's place.
-    const go = (settled: unknown): GetPromptResult | Promise<GetPromptResult> => settled instanceof Invalid
-      ? run(prompt, settled, ctx)
-      : afterValidation(ctx, settled as JsonObject, (valid) => run(prompt, valid, ctx)) as GetPromptResult | Promise<GetPromptResult>
-    return isThenable(args) ? Promise.resolve(args).then(go) : go(args)
+    return callValidated(ctx, prompt.args.validate(params.arguments === undefined ? {} : params.arguments),
+      (invalid) => run(prompt, invalid, ctx), (valid) => run(prompt, valid, ctx)) as GetPromptResult | Promise<GetPromptResult>
   }
-  const rawScopes = rawGet === undefined ? undefined : (rawGet as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
-  const requirement: ScopeRequirement = (params) => {
-    const name = params.name
-    if (typeof name !== 'string') return undefined
-    const entry = catalog.entry(name)
-    if (entry !== undefined) return entry.scopes
-    return typeof rawScopes === 'function' ? rawScopes(params) : undefined
-  }
+  const requirement = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, rawGet)
   const completers = { get: (name: string) => catalog.get(name)?.completers } as unknown as CompleterTable
   return {
     listPrompts: (params?: JsonObject, ctx?: HandlerContext) =>

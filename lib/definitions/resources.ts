@@ -10,8 +10,7 @@ import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
-import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
-import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { definedOrRaw, requirementOf, withRequiredScopes } from './required-scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
@@ -201,21 +200,15 @@ export function resourceHandlers (catalog: Catalog<ResourceEntry>, raw: RawResou
       ? Promise.resolve(result).then((value) => contentsOf(value, uri, mimeType))
       : contentsOf(result, uri, mimeType)
   }
-  const rawScopes = rawRead === undefined ? undefined : (rawRead as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
-  const requirement: ScopeRequirement = (params) => {
-    const uri = params.uri
+  const requirement = definedOrRaw((params) => {
     // filterLists asks about a listed template by its text
-    if (typeof params.uriTemplate === 'string') {
-      const entry = catalog.byKey(params.uriTemplate)
-      if (entry !== undefined) return entry.scopes
-    } else if (typeof uri === 'string') {
-      const known = catalog.byKey(uri)
-      if (known !== undefined && known.view === 'resources') return known.scopes
-      const found = matchTemplate(catalog, uri)
-      if (found !== undefined) return found.entry.scopes
-    }
-    return typeof rawScopes === 'function' ? rawScopes(params) : undefined
-  }
+    if (typeof params.uriTemplate === 'string') return catalog.byKey(params.uriTemplate)
+    const uri = params.uri
+    if (typeof uri !== 'string') return undefined
+    const known = catalog.byKey(uri)
+    if (known !== undefined && known.view === 'resources') return known
+    return matchTemplate(catalog, uri)?.entry
+  }, rawRead)
   const listing = (ctx: HandlerContext): Resource[] | Promise<Resource[]> => {
     const lists = catalog.enabled('resourceTemplates').filter((t) => t.list !== undefined)
     if (lists.length === 0) return []

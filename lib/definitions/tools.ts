@@ -5,20 +5,21 @@
  * typed from the schemas, and the module gets `listTools` (a deeply frozen
  * list, served as prepared bytes) and `callTool`.
  */
+import type { FastifyInstance } from 'fastify'
 import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
-import { requirementOf, type ScopeRequirement, withRequiredScopes } from './required-scopes.js'
-import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { definedOrRaw, NEEDS_NOTHING, requirementOf, withRequiredScopes } from './required-scopes.js'
 import { LISTED_TOOL } from '../server-module/listed-tool.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { afterValidation, validatesOwnArguments } from '../hooks/pre-handler.js'
+import { validatesOwnArguments } from '../hooks/pre-handler.js'
+import { callRaw, callValidated } from './validated-call.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
@@ -170,6 +171,8 @@ function run (tool: CompiledTool, args: unknown, ctx: HandlerContext): CallToolR
 export interface ToolEntry extends CatalogEntry {
   readonly compiled: CompiledTool
   readonly scopes: readonly string[] | undefined
+  /** The Fastify context that serves it, when not the endpoint's (a route-backed tool: its route's), for the MCP hooks of that context. */
+  readonly context?: FastifyInstance
 }
 
 /** Checks and compiles one definition (the same checks at registration and at runtime). */
@@ -190,37 +193,21 @@ export interface RawToolHandlers {
  * know at all goes to the raw `callTool` (when there is one); a disabled
  * tool is unknown. Raw listed tools follow the defined ones.
  */
-/** A raw handler beside the definitions validates nothing: the preHandler hooks run right before it. */
-function callRaw (rawCall: (params: CallToolParams, ctx: HandlerContext) => unknown, params: CallToolParams, ctx: HandlerContext): unknown {
-  const given = isPlainObject(params.arguments) ? params.arguments as JsonObject : {}
-  return afterValidation(ctx, given, (args) => rawCall(args === given ? params : { ...params, arguments: args }, ctx))
-}
-
 export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number): DefinedTools {
   const rawCall = raw.callTool
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
     const entry = typeof name === 'string' ? catalog.get(name) : undefined
     if (entry === undefined) {
-      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return callRaw(rawCall, params, ctx) as CallToolResult
+      if (rawCall !== undefined && !(typeof name === 'string' && catalog.has(name))) return callRaw(ctx, params, (p) => rawCall(p, ctx)) as CallToolResult
       throw new McpError(ErrorCode.InvalidParams, `Unknown tool: ${mention(name)}`)
     }
     const tool = entry.compiled
-    const args = tool.input.validate(params.arguments === undefined ? {} : params.arguments)
     // preHandler hooks run once the arguments are valid, and may answer in the tool's place.
-    const go = (settled: unknown): CallToolResult | Promise<CallToolResult> => settled instanceof Invalid
-      ? invalidArguments(tool, settled)
-      : afterValidation(ctx, settled as JsonObject, (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
-    return isThenable(args) ? Promise.resolve(args).then(go) : go(args)
+    return callValidated(ctx, tool.input.validate(params.arguments === undefined ? {} : params.arguments),
+      (invalid) => invalidArguments(tool, invalid), (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
   }
-  const rawScopes = rawCall === undefined ? undefined : (rawCall as { [REQUIRED_SCOPES]?: ScopeRequirement })[REQUIRED_SCOPES]
-  const requirement: ScopeRequirement = (params) => {
-    const name = params.name
-    if (typeof name !== 'string') return undefined
-    const entry = catalog.entry(name)
-    if (entry !== undefined) return entry.scopes
-    return typeof rawScopes === 'function' ? rawScopes(params) : undefined
-  }
+  const requirement = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, rawCall)
   Object.defineProperty(callTool, LISTED_TOOL, {
     value: (name: string) => catalog.has(name) ? (catalog.get(name)?.listed as JsonObject | undefined) ?? null : undefined
   })

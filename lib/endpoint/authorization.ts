@@ -22,8 +22,7 @@ import { ErrorCode } from '../protocol/mcp-error.js'
 import { moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
 import { MAX_TIMER_MS } from '../common/timers.js'
-import type { Outcome } from '../handler/invoke.js'
-
+import type { ListFilter, Outcome } from '../handler/invoke.js'
 
 export interface EndpointAuthorization {
   readonly resourceServer: ResourceServer
@@ -31,13 +30,22 @@ export interface EndpointAuthorization {
   authenticate (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void
   /** A 403 sent when the caller lacks a scope `method` with `params` needs; undefined to go on. */
   checkScopes (request: FastifyRequest, reply: FastifyReply, id: RequestId, method: string, params: JsonObject): FastifyReply | undefined
+  /**
+   * The scope check of a target a hook chose (a preHandler's `call.uri`):
+   * an error outcome when the caller may not reach it, without the 403 and
+   * its challenge (the client did not ask for that target); undefined to go on.
+   */
+  checkTarget (request: FastifyRequest, method: string, params: JsonObject): Outcome | undefined
   /** With `filterLists`: narrows a list outcome to what the caller may use; undefined when lists are not filtered. */
-  readonly filterListOutcome: ((method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome) | undefined
+  readonly filterListOutcome: ListFilter | undefined
   /** Ends a long-lived response (a `subscriptions/listen` stream) when the token that opened it expires. */
   endAtExpiry (request: FastifyRequest, reply: FastifyReply): void
   /** Serves the metadata document on `fastify` (at the origin's well-known paths). */
   serveMetadata (fastify: FastifyInstance, loggerFactory: FastifyInstance['childLoggerFactory'] | undefined): void
 }
+
+/** A scope declaration threw. */
+const FAULT: unique symbol = Symbol('scope declaration fault')
 
 export function sendRejection (reply: FastifyReply, rejection: AuthRejection, id: RequestId | undefined): FastifyReply {
   if (rejection.challenge !== undefined) reply.header('www-authenticate', rejection.challenge)
@@ -80,7 +88,8 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
     verdict.then((v) => admit(request, reply, done, v), (err: unknown) => done(err as Error))
   }
 
-  function checkScopes (request: FastifyRequest, reply: FastifyReply, id: RequestId, method: string, params: JsonObject): FastifyReply | undefined {
+  /** Why the caller may not call `method` with `params`: a missing scope, FAULT when a scope declaration threw (logged); undefined when it may. */
+  function scopeDenial (request: FastifyRequest, method: string, params: JsonObject): AuthRejection | typeof FAULT | undefined {
     const caller = verifiedCallerOf(request)
     if (caller === undefined) return undefined
     const entry = moduleMethod(method)
@@ -91,17 +100,28 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
       } catch (err) {
         // A scope declaration that throws is the server's bug: refuse, without details.
         request.log.error({ err, method }, 'MCP required-scopes function failed')
-        return sendError(reply, 200, id, ErrorCode.InternalError, 'Internal error')
+        return FAULT
       }
     }
     const needed = resourceServer.scopesNeeded(method, handlerScopes)
     if (needed.length === 0) return undefined
-    const denied = resourceServer.checkScopes(caller, needed)
-    return denied === undefined ? undefined : sendRejection(reply, denied, id)
+    return resourceServer.checkScopes(caller, needed)
   }
 
-  const filterListOutcome = settings.filterLists
-    ? (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean): Outcome =>
+  function checkScopes (request: FastifyRequest, reply: FastifyReply, id: RequestId, method: string, params: JsonObject): FastifyReply | undefined {
+    const denied = scopeDenial(request, method, params)
+    if (denied === undefined) return undefined
+    return denied === FAULT ? sendError(reply, 200, id, ErrorCode.InternalError, 'Internal error') : sendRejection(reply, denied, id)
+  }
+
+  function checkTarget (request: FastifyRequest, method: string, params: JsonObject): Outcome | undefined {
+    const denied = scopeDenial(request, method, params)
+    if (denied === undefined) return undefined
+    return denied === FAULT ? { ok: false, code: ErrorCode.InternalError, message: 'Internal error' } : { ok: false, code: ErrorCode.InvalidRequest, message: denied.message }
+  }
+
+  const filterListOutcome: ListFilter | undefined = settings.filterLists
+    ? (method, outcome, request, modern) =>
         outcome.ok && FILTERED_LISTS.has(method)
           ? { ok: true, result: filterList(server, method, outcome.result, verifiedCallerOf(request), modern) }
           : outcome
@@ -138,5 +158,5 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
     }
   }
 
-  return { resourceServer, authenticate, checkScopes, filterListOutcome, endAtExpiry, serveMetadata }
+  return { resourceServer, authenticate, checkScopes, checkTarget, filterListOutcome, endAtExpiry, serveMetadata }
 }

@@ -10,13 +10,13 @@
  * the onRequest hooks. `invoke` serves a handler-served method in its era:
  * preHandler hooks, the handler, then onResult or onError hooks.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
-import { callerOf, type RequestScope, scopeOf } from '../handler/request-scope.js'
+import { callerOf, scopeOf, type WorkOutcomeHooks } from '../handler/request-scope.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
-import type { HookChains } from '../hooks/registry.js'
+import type { HookChains, HookSelector } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
 import type { McpCall, McpOperation } from '../hooks/types.js'
 import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
@@ -24,7 +24,7 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { type ModuleMethod, moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
-import type { AnyServerModule, JsonObject } from '../server-module/contract.js'
+import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
 import type { ToolErrorMode } from '../handler/tool-errors.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
@@ -35,6 +35,8 @@ export type Around = (message: RequestMessage, request: FastifyRequest, reply: F
 /** The HTTP status of a JSON-RPC error in an era (the modern transport fixes a few). */
 export type ErrorStatus = (modern: boolean, code: number) => number
 export type Invoke = (entry: ModuleMethod, params: JsonObject, ctx: RequestContext) => MaybePromise<Outcome>
+/** With authorization: refuses a target a hook chose when the caller lacks a scope it needs (see authorization.ts `checkTarget`). */
+export type TargetCheck = (request: FastifyRequest, method: string, params: JsonObject) => Outcome | undefined
 
 /** The methods whose calls pass preHandler hooks. */
 const CALLS = new Set(['tools/call', 'prompts/get', 'resources/read'])
@@ -63,10 +65,10 @@ export class Operations {
   readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
 
   /** Settles what runs around operations; called once, when the app is ready. */
-  configure (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): void {
-    if (chains === undefined && telemetry === undefined) return
-    this.around = createAround(chains, telemetry, errorStatus)
-    this.invoke = createInvoke(chains, this.#plainInvoke, this.#server, this.#toolErrors)
+  configure (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
+    if (hooks === undefined && telemetry === undefined) return
+    this.around = createAround(hooks, telemetry, errorStatus)
+    this.invoke = createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget)
   }
 }
 
@@ -89,12 +91,9 @@ function protocolVersionOf (message: RequestMessage, request: FastifyRequest, mo
   return typeof version === 'string' ? version : undefined
 }
 
-function createAround (chains: HookChains | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
-  const onRequest = chains?.onRequest
-  const onError = chains?.onError
-
+function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
   /** An onRequest hook threw: the request is answered with that error (`McpError`), else -32603, logged. */
-  function reject (err: unknown, operation: McpOperation, reply: FastifyReply): MaybePromise<FastifyReply> {
+  function reject (err: unknown, operation: McpOperation, reply: FastifyReply, onError: HookChains['onError']): MaybePromise<FastifyReply> {
     let error: { code: number, message: string, data?: unknown }
     if (err instanceof McpError) {
       error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }
@@ -104,18 +103,21 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
     }
     const send = (): FastifyReply => sendError(reply, errorStatus(operation.era === 'modern', error.code), operation.id, error.code, error.message, error.data)
     if (onError === undefined) return send()
-    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request)), send)
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request.log)), send)
   }
 
   function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
+    const chains = select?.(message.method, message.params)
     if (chains === undefined) return next(message, request, reply)
     const scope = scopeOf(request)
+    scope.hooks = chains
     const operation = scope.operation = operationOf(message, request, modern)
+    const { onRequest, onError } = chains
     if (onRequest === undefined) return next(message, request, reply)
     const proceed = (answer: JsonObject | undefined): MaybePromise<FastifyReply | undefined> => {
       if (answer !== undefined) {
         if (moduleMethod(message.method) === undefined) {
-          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply)
+          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply, onError)
         }
         scope.answer = answer
       }
@@ -125,14 +127,14 @@ function createAround (chains: HookChains | undefined, telemetry: McpTelemetry |
     try {
       answered = firstAnswer('onRequest', onRequest, (hook) => hook.fn.call(hook.context, operation))
     } catch (err) {
-      return reject(err, operation, reply)
+      return reject(err, operation, reply, onError)
     }
-    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply)) : proceed(answered)
+    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply, onError)) : proceed(answered)
   }
 
   return function around (message, request, reply, next, isModern) {
     // Without a provider registered (the common case when the API is merely installed), nothing is gathered.
-    if (telemetry === undefined || !telemetry.active) return chains === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
+    if (telemetry === undefined || !telemetry.active) return select === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
     const modern = isModern(message)
     const trace = telemetry.start({
       method: message.method,
@@ -171,18 +173,14 @@ function settle (served: MaybePromise<FastifyReply | undefined>, reply: FastifyR
   return served instanceof Promise ? served.then((answer) => answer ?? reply) : undefined
 }
 
-function reportOnError (request: FastifyRequest): (err: unknown) => void {
-  return (err) => request.log.error({ err }, 'MCP onError hook failed')
+function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
+  return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
 
-function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode): Invoke {
-  const preHandler = chains?.preHandler
-  const onResult = chains?.onResult
-  const onError = chains?.onError
-
+function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
-  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+  function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
     try {
       outcome = step()
@@ -192,10 +190,10 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     return outcome instanceof Promise ? outcome.catch((err: unknown) => fail(err, entry, params, ctx, toolErrors)) : outcome
   }
 
-  function callWithPreHandler (entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
-    const hooks = preHandler as NonNullable<HookChains['preHandler']>
-    const given = entry.handler === 'readResource' || !isJsonObject(params.arguments) ? {} : params.arguments
-    const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, ctx }
+  function callWithPreHandler (hooks: NonNullable<HookChains['preHandler']>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
+    const reading = entry.handler === 'readResource'
+    const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
+    const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
     const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
     if (isSelfValidating(server[entry.handler])) {
       // A defined tool or prompt runs the hooks itself, once its arguments are valid.
@@ -207,47 +205,86 @@ function createInvoke (chains: HookChains | undefined, invoke: Invoke, server: A
     }
     return attempt(() => whenSettled(runHooks(), (answer): MaybePromise<Outcome> => {
       if (answer !== undefined) return { ok: true, result: answer }
+      if (reading && call.uri !== params.uri) return readElsewhere(entry, params, call.uri, ctx)
       return invoke(entry, call.arguments === given ? params : { ...params, arguments: call.arguments }, ctx)
     }), entry, params, ctx)
   }
 
-  function finish (outcome: Outcome, entry: ModuleMethod, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+  /**
+   * A preHandler chose another URI to read: it is served as if the client had
+   * sent it (the catalogue, else the raw handler, resolves it), once the
+   * caller is known to hold the scopes it needs.
+   */
+  function readElsewhere (entry: ModuleMethod, params: JsonObject, uri: unknown, ctx: RequestContext): MaybePromise<Outcome> {
+    if (typeof uri !== 'string' || uri.length === 0) throw new TypeError(`an MCP preHandler hook set call.uri to ${typeof uri === 'string' ? 'an empty string' : typeof uri}: a URI is a non-empty string`)
+    const moved = { ...params, uri }
+    return checkTarget?.(ctx.request, 'resources/read', moved) ?? invoke(entry, moved, ctx)
+  }
+
+  function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
+    const onResult = chains.onResult
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
         replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
         (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
-      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope))
+      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope, chains))
     }
-    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope)
+    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope, chains)
   }
 
-  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: RequestContext, operation: McpOperation, scope: RequestScope): MaybePromise<Outcome> {
+  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
     scope.errorType = String(outcome.code)
+    const onError = chains.onError
     if (onError === undefined) return outcome
     const error = outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
-    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.request)), () => outcome)
+    return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.logger)), () => outcome)
+  }
+
+  /**
+   * The outcome of a tool's work run as a task passes the hooks as a direct
+   * call's would, with the operation and chains of the `tools/call` that
+   * created the task and the task's `ctx`. The request's span has ended by
+   * then: how the work ended is noted for no span.
+   */
+  const toolsCall = moduleMethod('tools/call') as ModuleMethod
+  const workOutcome: WorkOutcomeHooks = (scope) => {
+    const operation = scope.operation as McpOperation
+    const chains = scope.hooks as HookChains
+    return (outcome, taskCtx) => finish(outcome, toolsCall, taskCtx, operation, { errorType: undefined }, chains)
   }
 
   return function invokeWithHooks (entry, params, ctx) {
     // No scope: neither a hook nor a span wants this request (`around` makes it for them).
     const scope = ctx.request.mcpScope
     if (scope === null) return invoke(entry, params, ctx)
-    const operation = scope.operation
-    if (operation === undefined) {
+    const { operation, hooks } = scope
+    if (operation === undefined || hooks === undefined) {
       // Traced, without hooks: only how it ended is noted.
       return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
     }
     let outcome: MaybePromise<Outcome>
+    // Work this call runs as a task passes onResult and onError when it ends (lib/tasks/service.ts takes the step).
+    const tasked = ctx.method === 'tools/call' && (hooks.onResult !== undefined || hooks.onError !== undefined)
+    if (tasked) scope.workOutcome = workOutcome
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
-    else if (preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(entry, params, ctx, operation)
+    else if (hooks.preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(hooks.preHandler, entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
-    return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope))
+    if (!tasked) return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope, hooks))
+    return whenSettled(outcome, (o) => {
+      // Taken: a task was created, and this is its CreateTaskResult; the hooks see the work's outcome instead.
+      if (scope.workOutcome === undefined && o.ok && o.result.resultType === 'task') return o
+      scope.workOutcome = undefined
+      return finish(o, entry, ctx, operation, scope, hooks)
+    })
   }
 }
 
+/** Where how an operation ended is noted: the request's scope (for its span and metric), or a throwaway for a task's work. */
+interface ErrorNote { errorType: string | undefined }
+
 /** A tool's execution error (`isError: true`) is an error of the operation for its span and metric. */
-function note (outcome: Outcome, scope: RequestScope): Outcome {
+function note (outcome: Outcome, scope: ErrorNote): Outcome {
   if (outcome.ok && outcome.result.isError === true) scope.errorType = 'tool_error'
   return outcome
 }

@@ -3,18 +3,29 @@
  * verified caller is (set by the authorization hook), the caller identity
  * that owns caller-bound state, and, for a modern `tools/call` while the
  * tasks extension is served, the tasks service and the params `runAsTask`
- * reads. One object per request, in the `mcpScope` slot that the plugin
- * declares with `decorateRequest` (null until a step needs it, as
+ * reads. One object per request, in the `mcpScope` slot that
+ * `declareRequestScope` declares (null until a step needs it, as
  * @fastify/rate-limit and @fastify/cookie declare theirs); a handler reaches
  * it through its context (`ctx.request`). Nothing about a request is kept
  * anywhere else, so it goes when the request goes.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { VerifiedCaller } from '../auth/verified-token.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
 import type { McpOperation } from '../hooks/types.js'
+import type { HookChains } from '../hooks/registry.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
+import type { MaybePromise } from '../common/maybe-promise.js'
+import type { Outcome } from './invoke.js'
+
+/**
+ * What a task's work ended with passes this before the task keeps it: the
+ * endpoint's onResult and onError hooks, run with the `ctx` of the task.
+ */
+export type WorkOutcomeStep = (outcome: Outcome, ctx: HandlerContext) => MaybePromise<Outcome>
+/** Makes the step for the request `scope` serves (one function for every request: nothing is made for a call that makes no task). */
+export type WorkOutcomeHooks = (scope: RequestScope) => WorkOutcomeStep
 
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
 export interface TaskHost {
@@ -35,6 +46,14 @@ export class RequestScope {
   caller: string | undefined = undefined
   /** With MCP hooks: the request as hooks see it (made once, before the onRequest hooks). */
   operation: McpOperation | undefined = undefined
+  /**
+   * With onResult or onError hooks, while serving a `tools/call`: what the
+   * outcome of work run as a task passes. `createTask` takes it (and leaves
+   * undefined), which also tells the hooks the result is a `CreateTaskResult`.
+   */
+  workOutcome: WorkOutcomeHooks | undefined = undefined
+  /** With MCP hooks: the chains that apply to this request (chosen with `operation`). */
+  hooks: HookChains | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */
   answer: JsonObject | undefined = undefined
   /** How the request failed, for its span and duration metric: a JSON-RPC error code, or `tool_error`. */
@@ -46,6 +65,11 @@ declare module 'fastify' {
     /** fastify-mcp-capabilities' per-request scope on the MCP endpoint's routes (null until used). */
     mcpScope: RequestScope | null
   }
+}
+
+/** Declares the one per-request slot, up front so request objects keep one shape; filled on first use. */
+export function declareRequestScope (fastify: FastifyInstance): void {
+  fastify.decorateRequest('mcpScope', null)
 }
 
 /** The request's scope, made on first use. */

@@ -8,7 +8,12 @@ import type { RequestId } from '../protocol/jsonrpc.js'
 import type { Era } from '../protocol/methods.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 
-/** One MCP request, as every hook sees it. */
+/**
+ * One MCP request, as every hook sees it. For the outcome of work a tool ran
+ * as a task (`runAsTask`), it is the operation of the `tools/call` that
+ * created the task: its `request` was answered already (read it, do not
+ * reply to it).
+ */
 export interface McpOperation {
   /** The JSON-RPC method (`tools/call`, `resources/read`, `initialize`, ...). */
   readonly method: string
@@ -32,6 +37,17 @@ export interface McpCall extends McpOperation {
    * object to change what the handler receives; it is not validated again.
    */
   arguments: JsonObject
+  /**
+   * `resources/read` only (else undefined): the URI to read, first the one the
+   * client sent (also in `target`, which keeps it). Assign another to read
+   * that instead: it is resolved as a client's URI would be (the defined
+   * resources and templates, else the raw `readResource`), and with
+   * authorization the caller must hold the scopes the new target needs, or
+   * the call is refused with -32600 (no 403 challenge: the client did not
+   * ask for it). The endpoint's own scopes and the method's were already
+   * checked and are the same for any URI.
+   */
+  uri: string | undefined
   /** The handler's context (`ctx`): logger, signal, progress, auth. */
   readonly ctx: HandlerContext
 }
@@ -56,14 +72,29 @@ export type OnRequestHook = (this: FastifyInstance, operation: McpOperation) => 
 /**
  * `tools/call`, `prompts/get`, `resources/read`, after argument validation,
  * right before the handler: return a result to answer in its place, throw to
- * fail the call (as if the handler threw), assign `call.arguments` to change them.
+ * fail the call (as if the handler threw), assign `call.arguments` to change
+ * them, or `call.uri` to read another resource. Runs once per call, before
+ * the handler decides to run its work as a task.
  */
 export type PreHandlerHook = (this: FastifyInstance, call: McpCall) => Maybe<JsonObject | undefined | void>
 
-/** A handler-served method's result, before it is sent: return an object to replace it. */
+/**
+ * A handler-served method's result, before it is sent: return an object to
+ * replace it. For a tool that runs its work as a task (`runAsTask`), the
+ * result of that work, when it ends (in the background), before the task
+ * keeps it: a replacement is what `tasks/get` serves; the `CreateTaskResult`
+ * answering the call itself passes no hook. A hook that throws there ends the
+ * task as the same throw ends a direct call (an `McpError` fails it with that
+ * error, anything else completes it with a tool execution error). Results
+ * asking the client for input (`input_required`) pass unchanged.
+ */
 export type OnResultHook = (this: FastifyInstance, operation: McpOperation, result: JsonObject) => Maybe<JsonObject | undefined | void>
 
-/** A handler-served method answered with a JSON-RPC error (thrown by its handler or a hook); observes only. */
+/**
+ * A handler-served method answered with a JSON-RPC error (thrown by its
+ * handler or a hook), or the work of a task-run tool ending with one (an
+ * `McpError`, the task fails with it); observes only.
+ */
 export type OnErrorHook = (this: FastifyInstance, operation: McpOperation, error: McpOperationError) => Maybe<void>
 
 export interface McpHooks {

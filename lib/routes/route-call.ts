@@ -11,7 +11,9 @@
  *
  * - 2xx: the JSON body as `structuredContent` (with an output schema) and
  *   as text; an image or audio body as such a block; other bodies as text;
- * - 4xx: a tool execution error (`isError`) carrying the route's error message;
+ * - 4xx: a tool execution error (`isError`) carrying the route's error message,
+ *   under `toolErrors: 'mask'` too (that masks what a handler throws; this is
+ *   what the route tells any HTTP client on purpose);
  * - 5xx (and 3xx): a tool execution error without the route's text, which is logged.
  */
 import { STATUS_CODES } from 'node:http'

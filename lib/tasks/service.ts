@@ -26,13 +26,12 @@
  * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { callerOf, type RequestScope, type TaskHost } from '../handler/request-scope.js'
+import { callerOf, type RequestScope, type TaskHost, type WorkOutcomeStep } from '../handler/request-scope.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
 import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
-import { missingCapabilities } from '../handler/request-context.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
@@ -71,12 +70,18 @@ const CLOSE_WAIT_MS = 1000
 /** Most bytes of outcomes held for a store that cannot be reached (and at most `maxTasks` outcomes). */
 export const MAX_HELD_OUTCOME_BYTES = 16 * 1024 * 1024
 
-const INTERNAL_ERROR: JsonObject = Object.freeze({ code: ErrorCode.InternalError, message: 'Internal error' })
+const INTERNAL_OUTCOME: Outcome = Object.freeze({ ok: false, code: ErrorCode.InternalError, message: 'Internal error' })
 
-/** Whether what a task would keep of this request fits the bound (estimated heap, see argument-cost.ts); no walk when the whole body is small. */
+/**
+ * Whether what a task would keep of this request fits the bound (estimated
+ * heap, see argument-cost.ts); no walk when the whole body is small. The
+ * arguments, client capabilities and client info are kept; with hooks that
+ * see the work's outcome, the whole body too (their operation holds the request).
+ */
 function inputFits (ctx: HandlerContext, scope: RequestScope, limit: number): boolean {
   const length = Number(ctx.request.headers['content-length'])
   if (Number.isSafeInteger(length) && length * MAX_COST_PER_CHARACTER <= limit) return true
+  if (scope.workOutcome !== undefined) return heapCostWithin(ctx.request.body, limit) !== undefined
   const args = heapCostWithin(scope.params?.arguments, limit)
   if (args === undefined) return false
   const caps = heapCostWithin(ctx.clientCapabilities, limit - args)
@@ -211,7 +216,11 @@ export class TaskService implements TaskHost {
     // The tool's name, for what the task tells the client and the log when its work throws.
     const body = ctx.request.body as { params?: { name?: unknown } } | undefined
     const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
-    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs)
+    // With outcome hooks the work's result passes them, and the CreateTaskResult does not (taking the step tells the endpoint).
+    const scope = ctx.request.mcpScope
+    const through = scope?.workOutcome?.(scope)
+    if (scope !== null) scope.workOutcome = undefined
+    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, through)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -286,40 +295,60 @@ export class TaskService implements TaskHost {
    * Runs `work` and stores its outcome: a result completes the task; an
    * `McpError` fails it with that error; anything else thrown completes it
    * with a tool execution error (`isError: true`), what the same call would
-   * have answered without a task.
+   * have answered without a task. With `through` (the endpoint's onResult
+   * and onError hooks), the outcome passes it first, as a direct call's would.
    */
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number): void {
-    // Only strings and the task's context are captured below: the request and its body stay free to go.
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number, through: WorkOutcomeStep | undefined): void {
+    // Only strings and the task's context are captured below: the request and its body stay free to go
+    // (unless hooks see the outcome: `through` keeps the operation they are given, see inputFits).
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
     const method = ctx.method
-    Promise.resolve().then(() => work(taskCtx)).then(async (value) => {
+    Promise.resolve().then(() => work(taskCtx)).then((value): Outcome | undefined => {
       // Cancelled, expired or shut down meanwhile: the store already has the final state.
-      if (run.ended) return
-      const result = value === undefined || value === null ? {} : value
-      if (!isJsonObject(result) || result.resultType === 'input_required' || result.resultType === 'task') {
-        logger.error({ method, tool }, `MCP task of tool ${JSON.stringify(tool)} returned a result that is not a final object (ask with ctx.elicit inside a task)`)
-        await this.#finish(run, { kind: 'fail', error: INTERNAL_ERROR, statusMessage: 'Internal error' }, expiresAt)
+      if (run.ended) return undefined
+      return this.#finalOutcome(value === undefined || value === null ? {} : value, tool, method, logger)
+    }, (err: unknown): Outcome | undefined => {
+      if (run.ended) return undefined
+      if (err instanceof McpError) return err.data === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, message: err.message, data: err.data }
+      if (run.controller.signal.aborted) return undefined
+      return { ok: true, result: thrownToolResult(err, tool, this.#toolErrors, logger) }
+    }).then(async (outcome) => {
+      if (outcome === undefined) return
+      if (through !== undefined) {
+        try {
+          outcome = await through(outcome, taskCtx)
+        } catch (err) {
+          // The step turns a hook's throw into an outcome; this is a fault of the endpoint's own.
+          logger.error({ err, method, tool }, `MCP hooks on the task outcome of tool ${JSON.stringify(tool)} failed`)
+          outcome = { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+        }
+        if (run.ended) return
+        // A hook's replacement must be a final result too.
+        if (outcome.ok) outcome = this.#finalOutcome(outcome.result, tool, method, logger)
+      }
+      if (!outcome.ok) {
+        const error: JsonObject = { code: outcome.code, message: outcome.message }
+        if (outcome.data !== undefined) error.data = outcome.data as JsonObject
+        await this.#finish(run, { kind: 'fail', error, statusMessage: outcome.message }, expiresAt)
         return
       }
+      const result = outcome.result
       const change = await this.#finish(run, { kind: 'complete', result: typeof result.resultType === 'string' ? result : { ...result, resultType: 'complete' } }, expiresAt)
       if (change?.changed === true && change.task.status === 'failed') {
         logger.warn({ method, tool, statusMessage: change.task.statusMessage }, `MCP task result of tool ${JSON.stringify(tool)} could not be kept; the task failed`)
       }
-    }, async (err: unknown) => {
-      if (run.ended) return
-      if (err instanceof McpError) {
-        const error: JsonObject = { code: err.code, message: err.message }
-        if (err.data !== undefined) error.data = err.data
-        await this.#finish(run, { kind: 'fail', error, statusMessage: err.message }, expiresAt)
-        return
-      }
-      if (run.controller.signal.aborted) return
-      await this.#finish(run, { kind: 'complete', result: { ...thrownToolResult(err, tool, this.#toolErrors, logger), resultType: 'complete' } }, expiresAt)
     }).catch((err: unknown) => {
       logger.error({ err, method, tool }, `MCP task outcome of tool ${JSON.stringify(tool)} could not be stored`)
       this.runs.end(run, 'the task store failed', true)
     })
+  }
+
+  /** A task ends with a final result object; anything else (not an object, a question, another task) is the server's fault. */
+  #finalOutcome (result: unknown, tool: string, method: string, logger: FastifyBaseLogger): Outcome {
+    if (isJsonObject(result) && result.resultType !== 'input_required' && result.resultType !== 'task') return { ok: true, result }
+    logger.error({ method, tool }, `MCP task of tool ${JSON.stringify(tool)} returned a result that is not a final object (ask with ctx.elicit inside a task)`)
+    return INTERNAL_OUTCOME
   }
 
   /**
@@ -477,11 +506,6 @@ class TaskContext extends ClientAsking implements HandlerContext {
 
   /** The extension has no channel for log messages from a task. */
   log (_level: LogLevel, _data: unknown, _logger?: string): void {}
-
-  requireClientCapabilities (...names: string[]): void {
-    const err = missingCapabilities(this.era, this.clientCapabilities, names)
-    if (err !== undefined) throw err
-  }
 
   protected ask (method: ClientRequestMethod, params: JsonObject, options: ClientRequestOptions | undefined): Promise<JsonObject> {
     try {

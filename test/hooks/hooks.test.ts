@@ -1,14 +1,14 @@
 /**
  * MCP hooks (`fastify.mcp.addHook`): order, what each may answer, replace or
- * observe, in both eras, for defined and raw handlers, for task-run tools,
- * and encapsulation (a child context's hook does not reach the endpoint's
- * handlers; an fp-wrapped plugin's does).
+ * observe, in both eras, for defined and raw handlers (task-run tools:
+ * task-hooks.test.ts), and encapsulation (a child context's hook reaches only the route-backed
+ * tools declared in it; an fp-wrapped plugin's reaches everything).
  */
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { Type } from '@sinclair/typebox'
-import mcpCapabilities, { defineTools, definePrompts, McpError, ErrorCode, runAsTask, type HandlerContext, type McpOperation, type McpCall } from '../../lib/index.js'
+import mcpCapabilities, { defineTools, definePrompts, McpError, ErrorCode, type McpOperation, type McpCall } from '../../lib/index.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
 
 const SERVER_INFO = { name: 'hooks', version: '1.0.0' }
@@ -136,33 +136,24 @@ for (const era of ERAS) {
   })
 }
 
-t.test('task-run tools pass the hooks; the CreateTaskResult reaches onResult', async (t) => {
+t.test('encapsulation: an fp plugin\'s hook reaches the endpoint, a child context\'s only what is served there; no hook after ready', async (t) => {
   const seen: string[] = []
-  const app = await build(t, {
-    listTools: () => ({ tools: [{ name: 'slow', inputSchema: { type: 'object' } }] }),
-    callTool: (_params: unknown, ctx: HandlerContext) => runAsTask(ctx, () => ({ content: [{ type: 'text', text: 'done' }] }))
-  }, (app) => {
-    app.mcp.addHook('preHandler', (call) => { seen.push(`preHandler ${call.target}`) })
-    app.mcp.addHook('onResult', (op, result) => { if (op.method === 'tools/call') seen.push(`onResult ${result.resultType === 'task' || 'task' in result ? 'task' : 'inline'}`) })
-  }, { tasks: true })
-  const client = injectClient(app, { era: 'modern', clientCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })
-  await client.callTool('slow')
-  const inline = injectClient(app, { era: 'modern' })
-  await inline.callTool('slow')
-  t.same(seen, ['preHandler slow', 'onResult task', 'preHandler slow', 'onResult inline'])
-})
-
-t.test('encapsulation: a child context\'s hook is refused (it would apply to nothing), an fp plugin\'s reaches the endpoint; no hook after ready', async (t) => {
-  const seen: string[] = []
-  const app = await build(t, definedServer([]), (app) => {
-    app.register(async (child) => {
-      t.throws(() => child.mcp.addHook('onRequest', () => { seen.push('child') }), { code: 'FST_MCP_INVALID_HOOK', message: /child context/ })
-    })
-    app.register(fp(async (shared) => { shared.mcp.addHook('onRequest', () => { seen.push('fp') }) }))
-    app.mcp.addHook('onRequest', function (this: FastifyInstance) { seen.push(this === app ? 'root, this = its context' : 'root, wrong this') })
+  const warnings: string[] = []
+  const app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => { warnings.push(JSON.parse(line).msg) } } } })
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, { serverInfo: SERVER_INFO, server: definedServer([]), telemetry: false })
+  app.register(async (child) => {
+    // Nothing MCP is served in this context: the hook never runs, and ready says so.
+    child.mcp.addHook('onRequest', () => { seen.push('child') })
   })
+  const wanted = new Set(['tools/list', 'tools/call'])
+  app.register(fp(async (shared) => { shared.mcp.addHook('onRequest', (op) => { if (wanted.has(op.method)) seen.push('fp') }) }))
+  app.mcp.addHook('onRequest', function (this: FastifyInstance, op) { if (wanted.has(op.method)) seen.push(this === app ? 'root, this = its context' : 'root, wrong this') })
+  await app.ready()
   await injectClient(app, { era: 'modern' }).listTools()
-  t.same(seen, ['root, this = its context', 'fp'], 'in the order added (a plugin\'s body runs when it loads)')
+  await injectClient(app, { era: 'legacy' }).callTool('add', { a: 1, b: 2 })
+  t.same(seen, ['root, this = its context', 'fp', 'root, this = its context', 'fp'], 'in the order added (a plugin\'s body runs when it loads); the child\'s never')
+  t.equal(warnings.filter((m) => /serves no MCP operation/.test(m)).length, 1, 'the idle context is named once at ready')
   t.throws(() => app.mcp.addHook('onRequest', () => {}), { code: 'FST_MCP_INVALID_HOOK' })
   const fresh = Fastify()
   t.teardown(() => fresh.close())
@@ -170,6 +161,59 @@ t.test('encapsulation: a child context\'s hook is refused (it would apply to not
   t.throws(() => fresh.mcp.addHook('onSend' as any, () => {}), { code: 'FST_MCP_INVALID_HOOK', message: /onRequest, preHandler, onResult, onError/ })
   t.throws(() => fresh.mcp.addHook('onRequest', 'x' as any), { code: 'FST_MCP_INVALID_HOOK' })
   t.equal(fresh.mcp.serverInfo.name, 'hooks', 'the decorator keeps its other members')
+})
+
+t.test('encapsulation: a route-backed tool gets the hooks of its route\'s context (outer first), siblings and other operations do not', async (t) => {
+  const seen: string[] = []
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, { serverInfo: SERVER_INFO, server: definedServer([]), routes: true, telemetry: false })
+  const schema = { params: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] } }
+  await app.register(async (books) => {
+    // Added before the endpoint's own hooks below, but an outer context's hooks run first.
+    books.mcp.addHook('onRequest', function (this: FastifyInstance, op) { seen.push(`books onRequest ${op.target} ${this === books ? 'this=books' : 'wrong this'}`) })
+    books.mcp.addHook('preHandler', (call) => {
+      seen.push(`books preHandler ${JSON.stringify(call.arguments)}`)
+      if (call.arguments.id === 'secret') throw new McpError(ErrorCode.InvalidParams, 'not that one')
+    })
+    books.mcp.addHook('onResult', (_op, result) => ({ ...result, _meta: { 'example.com/scoped': true } }))
+    books.mcp.addHook('onError', (op, error) => { seen.push(`books onError ${op.target} ${error.code}`) })
+    books.get('/books/:id', { config: { mcp: { name: 'get_book' } }, schema }, async (request) => ({ id: (request.params as { id: string }).id }))
+    await books.register(async (inner) => {
+      inner.mcp.addHook('preHandler', () => { seen.push('inner preHandler') })
+      inner.get('/books/:id/cover', { config: { mcp: { name: 'get_cover' } }, schema }, async () => ({ cover: 'none' }))
+    })
+  }, { prefix: '/v1' })
+  await app.register(async (films) => {
+    films.mcp.addHook('preHandler', () => { seen.push('films preHandler') })
+    films.get('/films/:id', { config: { mcp: { name: 'get_film' } }, schema }, async (request) => ({ id: (request.params as { id: string }).id }))
+  })
+  app.mcp.addHook('preHandler', (call) => { seen.push(`root preHandler ${call.target}`) })
+  await app.ready()
+  for (const era of ERAS) {
+    seen.length = 0
+    const client = injectClient(app, { era })
+    const book = await client.callTool('get_book', { id: '7' })
+    t.match(book._meta, { 'example.com/scoped': true }, `${era}: the books context's onResult replaced the result`)
+    t.same(seen, ['books onRequest get_book this=books', 'root preHandler get_book', 'books preHandler {"id":"7"}'])
+    seen.length = 0
+    await client.callTool('get_cover', { id: '7' })
+    t.same(seen, ['books onRequest get_cover this=books', 'root preHandler get_cover', 'books preHandler {"id":"7"}', 'inner preHandler'], `${era}: an inner context gets its own and its parents' hooks`)
+    seen.length = 0
+    await client.callTool('get_film', { id: '1' })
+    await client.callTool('add', { a: 1, b: 2 })
+    await client.listTools()
+    t.same(seen, ['root preHandler get_film', 'films preHandler', 'root preHandler add'], `${era}: a sibling context's hooks and other operations are untouched by the books hooks`)
+    seen.length = 0
+    await t.rejects(client.callTool('get_book', { id: 'secret' }), { code: ErrorCode.InvalidParams })
+    t.same(seen.slice(-1), [`books onError get_book ${ErrorCode.InvalidParams}`])
+  }
+  // A route tool replaced at runtime by a definition of the endpoint's no longer gets the route context's hooks.
+  await app.mcp.tools.update('get_book', { handler: () => 'replaced' })
+  seen.length = 0
+  const replaced = await injectClient(app, { era: 'modern' }).callTool('get_book')
+  t.notOk(replaced._meta?.['example.com/scoped'])
+  t.same(seen, ['root preHandler get_book'])
 })
 
 t.test('a raw callTool beside definitions gets its preHandler too (once)', async (t) => {
