@@ -7,7 +7,9 @@
  *   and after runtime changes (adds, a disable, a removal);
  * - `fastify.mcp.tools.add` of one tool to the catalogue, and the first
  *   tools/list after it (the list is rebuilt lazily, from each tool's prepared text);
- * - one paginated tools/list page (listPageSize 50);
+ * - paginated tools/list pages of PAGE items (a third of the smallest
+ *   catalogue, at most 50): the first, and the second (after a cursor), so
+ *   a page's bytes are the same at every size;
  * - the longest event-loop stall (perf_hooks.monitorEventLoopDelay, 1 ms
  *   resolution) while `add` runs and the first whole tools/list after it is
  *   served over a real socket (127.0.0.1, the body counted, not parsed), and
@@ -33,6 +35,8 @@ const QUICK = process.argv.includes('--quick')
 const CALLS = QUICK ? 4000 : 20000
 const SIZES = process.argv.includes('--sizes') ? (process.argv[process.argv.indexOf('--sizes') + 1] as string).split(',').map(Number) : [10, 1000, 10000]
 const ROUNDS = QUICK ? 2 : 3
+/** Every size then serves the same pages, byte for byte (a page of 10 items against one of 50 would measure its length). */
+const PAGE = Math.min(50, Math.floor(Math.min(...SIZES) / 3))
 const CHILD = process.argv.indexOf('--child')
 const MODERN = '2026-07-28'
 const META = { 'io.modelcontextprotocol/protocolVersion': MODERN, 'io.modelcontextprotocol/clientCapabilities': {} }
@@ -102,6 +106,8 @@ interface Figures {
   callCpu: number
   changedCpu: number
   pageCpu: number
+  /** The second page, after the first page's cursor. */
+  cursorPageCpu: number
   /** Longest event-loop stall (ms) over `add` and the first whole list after it, and over an unchanged list. */
   stallAfterAddMs: number
   stallUnchangedMs: number
@@ -212,11 +218,13 @@ async function measureSize (n: number): Promise<Figures> {
   await app.mcp.tools.remove('tool_6')
   const changedCpu = await cpuPerCall(app, 'tools/call', call, 'tool_3', CALLS)
   await app.close()
-  const paged = await build(n, 50)
+  const paged = await build(n, PAGE)
   const pageCpu = await cpuPerCall(paged.app, 'tools/list', payload('tools/list', {}), undefined, CALLS)
+  const cursor = (JSON.parse(await send(paged.app, 'tools/list', payload('tools/list', {}))) as { result: { nextCursor: string } }).result.nextCursor
+  const cursorPageCpu = await cpuPerCall(paged.app, 'tools/list', payload('tools/list', { cursor }), undefined, CALLS)
   await paged.app.close()
   const stalls = await measureStalls(n)
-  return { registerMs, registerDistinctMs, registerPlainMs, addMs: median(addTimes), listAfterAddMs: median(listTimes), listUnchangedMs, callCpu, changedCpu, pageCpu, ...stalls }
+  return { registerMs, registerDistinctMs, registerPlainMs, addMs: median(addTimes), listAfterAddMs: median(listTimes), listUnchangedMs, callCpu, changedCpu, pageCpu, cursorPageCpu, ...stalls }
 }
 
 if (CHILD !== -1) {
@@ -248,6 +256,6 @@ if (CHILD !== -1) {
   }
   for (const n of SIZES) {
     const f = best[n] as Figures
-    console.log(`${String(n).padStart(6)} tools | tools/call ${fmt(f.callCpu)} µs CPU (x${fmt(f.callCpu / base.callCpu, 2)}) | after changes ${fmt(f.changedCpu)} µs (x${fmt(f.changedCpu / base.callCpu, 2)}) | tools/list page of 50 ${fmt(f.pageCpu)} µs (x${fmt(f.pageCpu / base.pageCpu, 2)})`)
+    console.log(`${String(n).padStart(6)} tools | tools/call ${fmt(f.callCpu)} µs CPU (x${fmt(f.callCpu / base.callCpu, 2)}) | after changes ${fmt(f.changedCpu)} µs (x${fmt(f.changedCpu / base.callCpu, 2)}) | tools/list page of ${PAGE}: first ${fmt(f.pageCpu)} µs (x${fmt(f.pageCpu / base.pageCpu, 2)}), after a cursor ${fmt(f.cursorPageCpu)} µs (x${fmt(f.cursorPageCpu / base.cursorPageCpu, 2)})`)
   }
 }
