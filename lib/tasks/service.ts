@@ -26,7 +26,9 @@
  * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { callerOf, type RequestScope, type TaskHost, type WorkOutcomeStep } from '../handler/request-scope.js'
+import { callerOf, type RequestScope, type TaskHost, type WorkOutcomeStep, type WorkResultStep } from '../handler/request-scope.js'
+import { markTaskCreated } from '../server-module/task-created.js'
+import type { MaybePromise } from '../common/maybe-promise.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
 import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
@@ -217,11 +219,16 @@ export class TaskService implements TaskHost {
     // The tool's name, for what the task tells the client and the log when its work throws.
     const body = ctx.request.body as { params?: { name?: unknown } } | undefined
     const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
-    // With outcome hooks the work's result passes them, and the CreateTaskResult does not (taking the step tells the endpoint).
+    // A defined tool's shaping, then the outcome hooks, see the work's result; the CreateTaskResult passes
+    // neither (taking the hooks' step tells the endpoint).
     const scope = ctx.request.mcpScope
+    const shape = scope?.workResult
     const through = scope?.workOutcome?.(scope)
-    if (scope !== null) scope.workOutcome = undefined
-    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, through)
+    if (scope !== null) {
+      scope.workResult = undefined
+      scope.workOutcome = undefined
+    }
+    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, shape, through)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -296,22 +303,27 @@ export class TaskService implements TaskHost {
    * Runs `work` and stores its outcome: a result completes the task; an
    * `McpError` fails it with that error; anything else thrown completes it
    * with a tool execution error (`isError: true`), what the same call would
-   * have answered without a task. With `through` (the endpoint's onResult
-   * and onError hooks), the outcome passes it first, as a direct call's would.
+   * have answered without a task. With `shape` (a defined tool's), the
+   * work's value becomes the tool's result as a direct call's would, a value
+   * that does not fit failing the task (-32603). With `through` (the
+   * endpoint's onResult and onError hooks), the outcome then passes it, as a
+   * direct call's would.
    */
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number, through: WorkOutcomeStep | undefined): void {
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number,
+    shape: WorkResultStep | undefined, through: WorkOutcomeStep | undefined): void {
     // Only strings and the task's context are captured below: the request and its body stay free to go
     // (unless hooks see the outcome: `through` keeps the operation they are given, see inputFits).
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
     const method = ctx.method
-    Promise.resolve().then(() => work(taskCtx)).then((value): Outcome | undefined => {
+    Promise.resolve().then(() => work(taskCtx)).then((value): MaybePromise<Outcome | undefined> => {
       // Cancelled, expired or shut down meanwhile: the store already has the final state.
       if (run.ended) return undefined
-      return this.#finalOutcome(value === undefined || value === null ? {} : value, tool, method, logger)
+      const given = value === undefined || value === null ? {} : value
+      return shape === undefined ? this.#finalOutcome(given, tool, method, logger) : this.#shaped(shape, given, taskCtx, tool)
     }, (err: unknown): Outcome | undefined => {
       if (run.ended) return undefined
-      if (err instanceof McpError) return err.data === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, message: err.message, data: err.data }
+      if (err instanceof McpError) return errorOutcome(err)
       if (run.controller.signal.aborted) return undefined
       return { ok: true, result: thrownToolResult(err, tool, this.#toolErrors, logger) }
     }).then(async (outcome) => {
@@ -343,6 +355,19 @@ export class TaskService implements TaskHost {
       logger.error({ err, method, tool }, `MCP task outcome of tool ${JSON.stringify(tool)} could not be stored`)
       this.runs.end(run, 'the task store failed', true)
     })
+  }
+
+  /** The tool's result made of the work's value; a value the tool does not declare is the server's fault (-32603, logged). */
+  async #shaped (shape: WorkResultStep, value: unknown, taskCtx: TaskContext, tool: string): Promise<Outcome> {
+    const method = taskCtx.method
+    try {
+      return this.#finalOutcome(await shape(value, taskCtx), tool, method, taskCtx.logger)
+    } catch (err) {
+      // The shaping logs what did not match and throws -32603; anything else it throws is logged here.
+      if (err instanceof McpError) return errorOutcome(err)
+      taskCtx.logger.error({ err, method, tool }, `MCP task result of tool ${JSON.stringify(tool)} could not be made into the tool's result`)
+      return INTERNAL_OUTCOME
+    }
   }
 
   /** A task ends with a final result object; anything else (not an object, a question, another task) is the server's fault. */
@@ -388,6 +413,10 @@ export class TaskService implements TaskHost {
   }
 }
 
+function errorOutcome (err: McpError): Outcome {
+  return err.data === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, message: err.message, data: err.data }
+}
+
 function invalidAnswer (problem: string): Outcome {
   return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
 }
@@ -429,11 +458,11 @@ function taskScope (ctx: HandlerContext): RequestScope | undefined {
  * (modern, extension served but not declared) or -32600 (not served here).
  * Only for `tools/call` handlers.
  */
-export async function runAsTask (
+export async function runAsTask<R> (
   ctx: HandlerContext,
-  work: (ctx: HandlerContext) => unknown,
+  work: (ctx: HandlerContext) => R | Promise<R>,
   options: RunAsTaskOptions = {}
-): Promise<CallToolResult | TaskCreatedResult> {
+): Promise<R | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
   const scope = taskScope(ctx)
   const service = scope?.tasks
@@ -445,7 +474,7 @@ export async function runAsTask (
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)
-    if (created !== undefined) return created as TaskCreatedResult
+    if (created !== undefined) return markTaskCreated(created) as TaskCreatedResult
     // The store is full: the server may always answer without a task.
   } else if (options.required === true) {
     if (service !== undefined) throw missingTasksError()
@@ -453,8 +482,8 @@ export async function runAsTask (
       `This tool runs only as a task (extension ${TASKS_EXTENSION}), which this endpoint does not serve for this request`)
   }
   const value = await work(ctx)
-  // typed as the tool result `work` should return; the endpoint still checks what it is
-  return (value === undefined || value === null ? {} : value) as CallToolResult
+  // typed as what `work` returns; the tool (a defined one's shaping, else the endpoint) checks what it is
+  return (value === undefined || value === null ? {} : value) as R
 }
 
 /**
