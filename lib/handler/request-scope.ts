@@ -42,6 +42,8 @@ export interface TaskHost {
   readonly maxArgumentBytes: number
   /** Stores a task and starts `work` in it; undefined when the store had no room and the task is not required. */
   createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean): Promise<JsonObject | undefined>
+  /** Fails a task whose `CreateTaskResult` never reached its client (the call that created it answered something else). */
+  abandon (taskId: string, request: FastifyRequest): void
 }
 
 export class RequestScope {
@@ -67,6 +69,8 @@ export class RequestScope {
    * task passes first, before `workOutcome`. `createTask` takes it.
    */
   workResult: WorkResultStep | undefined = undefined
+  /** The id of the task `runAsTask` created for this call: the call's answer must be its `CreateTaskResult`, else the task is failed. */
+  createdTask: string | undefined = undefined
   /** With MCP hooks: the chains that apply to this request (chosen with `operation`). */
   hooks: HookChains | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */

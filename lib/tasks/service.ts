@@ -227,9 +227,24 @@ export class TaskService implements TaskHost {
     if (scope !== null) {
       scope.workResult = undefined
       scope.workOutcome = undefined
+      scope.createdTask = task.taskId
     }
     this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, shape, through)
     return { resultType: 'task', ...taskFields(task, this.limits) }
+  }
+
+  /**
+   * The call that created the task answered something other than its
+   * `CreateTaskResult` (the handler threw or returned something else after
+   * `runAsTask`, or timed out): nobody knows the task, so it is failed and
+   * its work stopped rather than left running unseen.
+   */
+  abandon (taskId: string, request: FastifyRequest): void {
+    request.log.error({ taskId }, 'MCP tools/call created a task but answered without it: the task is failed and its work stopped')
+    const error = { code: ErrorCode.InternalError, message: 'The call that created this task did not answer with it' }
+    this.store.fail(taskId, error, error.message).then((change) => {
+      if (change?.changed === true) this.#changed(change.task)
+    }, (err: unknown) => this.#log.warn({ err, taskId }, 'MCP task store: an abandoned task could not be failed'))
   }
 
   /** Parks the task on a question to the client; resolves with the answer `tasks/update` brings. */
