@@ -215,6 +215,11 @@ export class TaskService implements TaskHost {
         : 'Too many tasks in progress; try again later')
     }
     const { task } = created
+    if (ctx.signal.aborted) {
+      // The endpoint gave up on this call while the store answered (timeout, close, client gone): nobody will learn of the task.
+      this.abandon(task.taskId, ctx.request)
+      throw new McpError(ErrorCode.InternalError, 'Internal error')
+    }
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
     // The tool's name, for what the task tells the client and the log when its work throws.
     const body = ctx.request.body as { params?: { name?: unknown } } | undefined
@@ -236,8 +241,9 @@ export class TaskService implements TaskHost {
   /**
    * The call that created the task answered something other than its
    * `CreateTaskResult` (the handler threw or returned something else after
-   * `runAsTask`, or timed out): nobody knows the task, so it is failed and
-   * its work stopped rather than left running unseen.
+   * `runAsTask`, or the call was stopped while the store created it):
+   * nobody knows the task, so it is failed and its work stopped rather than
+   * left running unseen.
    */
   abandon (taskId: string, request: FastifyRequest): void {
     request.log.error({ taskId }, 'MCP tools/call created a task but answered without it: the task is failed and its work stopped')
@@ -471,7 +477,10 @@ function taskScope (ctx: HandlerContext): RequestScope | undefined {
  * and answers with the `CreateTaskResult`; otherwise runs `work` inline with
  * `ctx` and answers with its result, or, with `required`, rejects with -32021
  * (modern, extension served but not declared) or -32600 (not served here).
- * Only for `tools/call` handlers.
+ * Only for `tools/call` handlers. Typed by what `work` returns: a defined
+ * tool returns `runAsTask(ctx, work)` as is, its work returning what the
+ * handler would (the output shape, a `toolError`, a string), and that value
+ * is shaped as a direct call's, inline or when the task ends.
  */
 export async function runAsTask<R> (
   ctx: HandlerContext,

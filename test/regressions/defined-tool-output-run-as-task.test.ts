@@ -21,6 +21,7 @@ import { MODERN } from '../helpers/mcp-inject.js'
 import { captureLogs, type LogRecord } from '../helpers/mcp-fixtures.js'
 import { responseProblems } from '../helpers/spec-schemas.js'
 import { tasksClient } from '../tasks/helpers.js'
+import { MemoryTaskStore } from '../../lib/parts/task-store.js'
 
 const Report = Type.Object({ total: Type.Number(), label: Type.String() }, { additionalProperties: false })
 type ReportShape = { total: number, label: string }
@@ -186,4 +187,46 @@ t.test('a call that created a task but answered something else leaves no orphan:
   await new Promise((resolve) => setImmediate(resolve))
   t.strictSame(stopped, [taskId], 'its work was stopped (signal aborted)')
   t.ok(records.some((r) => r.level === 50 && r.taskId === taskId && /answered without it/.test(String(r.msg))), 'logged')
+})
+
+t.test('a call stopped while the store was creating its task (handler timeout) leaves no orphan either', async (t) => {
+  const createdIds: string[] = []
+  let ran = false
+  class SlowStore extends MemoryTaskStore {
+    override async create (owner: string) {
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      const created = await super.create(owner)
+      if (created.ok) createdIds.push(created.task.taskId)
+      return created
+    }
+  }
+  const tools = defineTools({
+    report: {
+      output: Report,
+      handler: (_args, ctx) => runAsTask(ctx, () => { ran = true; return { total: 1, label: 'late' } })
+    }
+  })
+  const { logger, records } = captureLogs('info')
+  const app = Fastify({ logger })
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, {
+    serverInfo: { name: 'slow-store', version: '1.0.0' },
+    server: { ...tools },
+    tasks: true,
+    telemetry: false,
+    limits: { handlerTimeoutMs: 40 },
+    scale: { taskStore: (limits) => new SlowStore(limits) },
+    requestState: { secret: 'a test secret of thirty-two bytes or more' }
+  })
+  await app.ready()
+  const client = tasksClient(t, app)
+  const reply = await client.call('report')
+  t.ok(reply.json.error !== undefined, 'the call timed out with an error')
+  await new Promise((resolve) => setTimeout(resolve, 250))
+  t.equal(createdIds.length, 1, 'the store created the task after the call was stopped')
+  const task = (await client.get(createdIds[0] as string)).json.result
+  t.equal(task.status, 'failed', 'and it is failed at once')
+  t.equal(task.error?.code, ErrorCode.InternalError)
+  t.notOk(ran, 'its work never started')
+  t.ok(records.some((r) => r.taskId === createdIds[0] && /answered without it/.test(String(r.msg))), 'logged')
 })
