@@ -13,7 +13,7 @@
  *   npx tsx bench/listen.ts
  *   STREAMS=5000 ROUNDS=50 KEEP_ALIVE_MS=15000 npx tsx bench/listen.ts
  */
-import { fork, type ChildProcess } from 'node:child_process'
+import { fork } from 'node:child_process'
 import http from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { nextMessage, openListenStream } from './listen-client.js'

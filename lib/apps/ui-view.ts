@@ -16,13 +16,11 @@
  * frozen too (a WeakMap per list), so it is served as prepared bytes as well.
  */
 import type { FastifyRequest } from 'fastify'
-import type { Outcome } from '../handler/invoke.js'
+import type { ListFilter } from '../handler/invoke.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { META_CLIENT_CAPABILITIES } from '../protocol/meta.js'
 import { offeredExtensions } from '../server-module/capabilities.js'
 import { clientSupportsUi, UI_EXTENSION, UI_RESOURCE_URI_META } from './ui-extension.js'
-
-export type UiListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
 const VIEWED = new Set(['tools/list', 'resources/list', 'resources/templates/list'])
 const views = new WeakMap<object, JsonObject>()
@@ -76,11 +74,17 @@ function modernClientSupportsUi (request: FastifyRequest): boolean {
   return isObject(meta) && clientSupportsUi(meta[META_CLIENT_CAPABILITIES])
 }
 
-/** The list view step of an endpoint whose module offers apps; undefined for any other module. */
-export function createUiListFilter (server: object): UiListFilter | undefined {
-  if (offeredExtensions(server)[UI_EXTENSION] === undefined) return undefined
-  return (method, outcome, request, modern) =>
+/**
+ * The endpoint's list step: `before` (authorization's, when lists are
+ * filtered), then, when the module offers apps, the view for clients that
+ * cannot render them; undefined when neither applies.
+ */
+export function withUiView (server: object, before: ListFilter | undefined): ListFilter | undefined {
+  if (offeredExtensions(server)[UI_EXTENSION] === undefined) return before
+  const view: ListFilter = (method, outcome, request, modern) =>
     modern && outcome.ok && VIEWED.has(method) && !modernClientSupportsUi(request)
       ? { ok: true, result: listWithoutUi(method, outcome.result as JsonObject) }
       : outcome
+  if (before === undefined) return view
+  return (method, outcome, request, modern) => view(method, before(method, outcome, request, modern), request, modern)
 }

@@ -7,6 +7,7 @@
  * know, listing the known ones (and the nearest, for a typo).
  */
 import type { FastifyRequest } from 'fastify'
+import { closestName } from '../common/closest-name.js'
 
 /** Makes the coded error for a bad value at `path` (FST_MCP_INVALID_OPTION, FST_MCP_INVALID_DEFINITION...). */
 export type Fail = (path: string, message: string) => Error
@@ -264,33 +265,7 @@ export function isPlainObject (value: unknown): value is Record<string, unknown>
   return proto === Object.prototype || proto === null
 }
 
-/** The known key a typo most likely meant: the same ignoring case, else the closest within a third of its length in edits. */
+/** The known key a typo most likely meant: the same ignoring case, else the closest within a third of its length in edits (1 to 3). */
 function nearest (key: string, known: readonly string[]): string | undefined {
-  const typed = key.toLowerCase()
-  let best: string | undefined
-  let bound = Math.min(3, Math.max(1, Math.floor(key.length / 3)))
-  for (const candidate of known) {
-    const d = editDistance(typed, candidate.toLowerCase())
-    if (d === 0) return candidate
-    if (d <= bound) {
-      best = candidate
-      bound = d - 1
-    }
-  }
-  return best
-}
-
-/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
-function editDistance (a: string, b: string): number {
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i === 0 ? j : j === 0 ? i : 0))
-  for (let i = 1; i <= a.length; i++) {
-    const row = d[i] as number[]
-    const above = d[i - 1] as number[]
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1
-      row[j] = Math.min((above[j] as number) + 1, (row[j - 1] as number) + 1, (above[j - 1] as number) + cost)
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1)
-    }
-  }
-  return (d[a.length] as number[])[b.length] as number
+  return closestName(key, known, Math.min(3, Math.max(1, Math.floor(key.length / 3))))
 }

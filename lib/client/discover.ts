@@ -16,8 +16,7 @@ import {
   DiscoverNetworkError,
   DiscoverTimeoutError
 } from './discover-errors.js'
-import { exchange, newRequestId } from './exchange.js'
-import type { FetchLike } from './exchange.js'
+import { type Channel, type FetchLike, postHeaders, request } from './exchange.js'
 import { initialize } from './initialize-probe.js'
 import type { LegacyInitializeResult } from './initialize-probe.js'
 import { MAX_TIMER_MS } from '../common/timers.js'
@@ -129,35 +128,21 @@ export async function discover (url: string | URL, options: DiscoverOptions = {}
 }
 
 async function run (url: string, fetchFn: FetchLike, signal: AbortSignal, now: () => number, userHeaders: Headers, options: DiscoverOptions): Promise<Discovery> {
-  const maxBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+  const channel: Channel = { fetch: fetchFn, url, signal, maxBytes: options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }
   const clientInfo = options.clientInfo ?? DEFAULT_CLIENT_INFO
   const clientCapabilities = options.clientCapabilities ?? {}
   let version = options.protocolVersion ?? LATEST_MODERN_VERSION
   let retried = false
 
   for (;;) {
-    const headers = new Headers(userHeaders)
-    headers.set('content-type', 'application/json')
-    headers.set('accept', 'application/json, text/event-stream')
+    const headers = postHeaders(userHeaders)
     headers.set('mcp-protocol-version', version)
     headers.set('mcp-method', 'server/discover')
-    const answer = await exchange({
-      fetch: fetchFn,
-      url,
-      headers,
-      signal,
-      maxBytes,
-      body: {
-        jsonrpc: '2.0',
-        id: newRequestId(),
-        method: 'server/discover',
-        params: {
-          _meta: {
-            [`${META}protocolVersion`]: version,
-            [`${META}clientInfo`]: clientInfo,
-            [`${META}clientCapabilities`]: clientCapabilities
-          }
-        }
+    const answer = await request(channel, headers, 'server/discover', {
+      _meta: {
+        [`${META}protocolVersion`]: version,
+        [`${META}clientInfo`]: clientInfo,
+        [`${META}clientCapabilities`]: clientCapabilities
       }
     })
     const receivedAt = now()
@@ -192,14 +177,11 @@ async function run (url: string, fetchFn: FetchLike, signal: AbortSignal, now: (
         continue
       case 'legacy': {
         const result = await initialize({
-          fetch: fetchFn,
-          url,
+          ...channel,
           headers: userHeaders,
           protocolVersion: verdict.version ?? options.legacyProtocolVersion ?? LATEST_LEGACY_VERSION,
           clientInfo,
-          clientCapabilities,
-          signal,
-          maxBytes
+          clientCapabilities
         })
         return {
           era: 'legacy',

@@ -26,13 +26,19 @@ export interface ExchangeResult {
   bodySnippet: string
 }
 
-export interface ExchangeOptions {
+/** Where one discovery's messages go and its bounds: the same for every exchange it makes. */
+export interface Channel {
   fetch: FetchLike
   url: string
-  headers: Headers
-  body: { id?: string | number, method: string, [key: string]: unknown }
   signal: AbortSignal
   maxBytes: number
+}
+
+/** A JSON-RPC request (with an `id`) or notification. */
+export interface OutgoingMessage {
+  id?: string | number
+  method: string
+  [key: string]: unknown
 }
 
 const SNIPPET = 512
@@ -43,11 +49,24 @@ export function newRequestId (): number {
   return nextId++
 }
 
-export async function exchange (options: ExchangeOptions): Promise<ExchangeResult> {
-  const { url, body, signal, maxBytes } = options
-  const res = await options.fetch(url, {
+/** A copy of `base` with the headers every POST of Streamable HTTP carries (what is sent, what is accepted back). */
+export function postHeaders (base: ConstructorParameters<typeof Headers>[0]): Headers {
+  const headers = new Headers(base)
+  headers.set('content-type', 'application/json')
+  headers.set('accept', 'application/json, text/event-stream')
+  return headers
+}
+
+/** POSTs the JSON-RPC request `method` with a fresh id, and reads the response to it. */
+export async function request (channel: Channel, headers: Headers, method: string, params: Record<string, unknown>): Promise<ExchangeResult> {
+  return await exchange(channel, headers, { jsonrpc: '2.0', id: newRequestId(), method, params })
+}
+
+export async function exchange (channel: Channel, headers: Headers, body: OutgoingMessage): Promise<ExchangeResult> {
+  const { url, signal, maxBytes } = channel
+  const res = await channel.fetch(url, {
     method: 'POST',
-    headers: options.headers,
+    headers,
     body: JSON.stringify(body),
     signal,
     redirect: 'follow'

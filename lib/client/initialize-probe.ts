@@ -7,8 +7,7 @@
 import { parseImplementation } from '../protocol/discover-result.js'
 import type { ServerInfo } from '../protocol/discover-result.js'
 import { DiscoverHttpError, DiscoverInvalidResultError, DiscoverJsonRpcError } from './discover-errors.js'
-import { exchange, newRequestId } from './exchange.js'
-import type { FetchLike } from './exchange.js'
+import { type Channel, exchange, postHeaders, request } from './exchange.js'
 
 export interface LegacyInitializeResult {
   /** The version the server chose (it may differ from the one offered). */
@@ -20,43 +19,25 @@ export interface LegacyInitializeResult {
   raw: Record<string, unknown>
 }
 
-export interface InitializeOptions {
-  fetch: FetchLike
-  url: string
+export interface InitializeOptions extends Channel {
   /** The caller's headers (credentials and the like). */
   headers: Headers
   protocolVersion: string
   clientInfo: { name: string, version: string, [key: string]: unknown }
   clientCapabilities: Record<string, unknown>
-  signal: AbortSignal
-  maxBytes: number
 }
 
 export async function initialize (options: InitializeOptions): Promise<LegacyInitializeResult> {
-  const { url, signal, maxBytes } = options
-  const headers = new Headers(options.headers)
-  headers.set('content-type', 'application/json')
-  headers.set('accept', 'application/json, text/event-stream')
+  const { url, signal } = options
+  const headers = postHeaders(options.headers)
   // No MCP-Protocol-Version on initialize: the version is what is being negotiated.
   headers.delete('mcp-protocol-version')
   headers.delete('mcp-method')
 
-  const answer = await exchange({
-    fetch: options.fetch,
-    url,
-    headers,
-    signal,
-    maxBytes,
-    body: {
-      jsonrpc: '2.0',
-      id: newRequestId(),
-      method: 'initialize',
-      params: {
-        protocolVersion: options.protocolVersion,
-        capabilities: options.clientCapabilities,
-        clientInfo: options.clientInfo
-      }
-    }
+  const answer = await request(options, headers, 'initialize', {
+    protocolVersion: options.protocolVersion,
+    capabilities: options.clientCapabilities,
+    clientInfo: options.clientInfo
   })
 
   const { response, status } = answer
@@ -74,14 +55,7 @@ export async function initialize (options: InitializeOptions): Promise<LegacyIni
   const follow = new Headers(headers)
   follow.set('mcp-protocol-version', result.protocolVersion)
   if (sessionId !== null) follow.set('mcp-session-id', sessionId)
-  await exchange({
-    fetch: options.fetch,
-    url,
-    headers: follow,
-    signal,
-    maxBytes,
-    body: { jsonrpc: '2.0', method: 'notifications/initialized' }
-  }).catch(() => {})
+  await exchange(options, follow, { jsonrpc: '2.0', method: 'notifications/initialized' }).catch(() => {})
   if (sessionId !== null) {
     await options.fetch(url, { method: 'DELETE', headers: follow, signal })
       .then(async res => { await res.body?.cancel() })

@@ -22,8 +22,7 @@ import { ErrorCode } from '../protocol/mcp-error.js'
 import { moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
 import { MAX_TIMER_MS } from '../common/timers.js'
-import type { Outcome } from '../handler/invoke.js'
-
+import type { ListFilter, Outcome } from '../handler/invoke.js'
 
 export interface EndpointAuthorization {
   readonly resourceServer: ResourceServer
@@ -38,7 +37,7 @@ export interface EndpointAuthorization {
    */
   checkTarget (request: FastifyRequest, method: string, params: JsonObject): Outcome | undefined
   /** With `filterLists`: narrows a list outcome to what the caller may use; undefined when lists are not filtered. */
-  readonly filterListOutcome: ((method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome) | undefined
+  readonly filterListOutcome: ListFilter | undefined
   /** Ends a long-lived response (a `subscriptions/listen` stream) when the token that opened it expires. */
   endAtExpiry (request: FastifyRequest, reply: FastifyReply): void
   /** Serves the metadata document on `fastify` (at the origin's well-known paths). */
@@ -121,8 +120,8 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
     return denied === FAULT ? { ok: false, code: ErrorCode.InternalError, message: 'Internal error' } : { ok: false, code: ErrorCode.InvalidRequest, message: denied.message }
   }
 
-  const filterListOutcome = settings.filterLists
-    ? (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean): Outcome =>
+  const filterListOutcome: ListFilter | undefined = settings.filterLists
+    ? (method, outcome, request, modern) =>
         outcome.ok && FILTERED_LISTS.has(method)
           ? { ok: true, result: filterList(server, method, outcome.result, verifiedCallerOf(request), modern) }
           : outcome

@@ -6,6 +6,7 @@
  * its token before the body is read, and never logs the Authorization header.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
+import { declareRequestScope } from '../handler/request-scope.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { sendError } from '../response/reply.js'
 import type { EndpointAuthorization } from './authorization.js'
@@ -31,6 +32,7 @@ async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply):
 }
 
 export async function mountEndpoint (fastify: FastifyInstance, routes: EndpointRoutes): Promise<void> {
+  declareRequestScope(fastify)
   const { auth, policy } = routes
   // A callback hook: no promise per request on the hot path.
   function guard (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {

@@ -10,8 +10,8 @@ import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapa
 import type { CapabilityName } from '../protocol/methods.js'
 import type { ResolvedOptions } from '../options.js'
 import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import type { Outcome } from '../handler/invoke.js'
+import type { FastifyBaseLogger } from 'fastify'
+import type { ListFilter } from '../handler/invoke.js'
 import { InFlight } from '../handler/in-flight.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import { PendingRequests } from '../input/pending-requests.js'
@@ -26,9 +26,6 @@ import type { Composition } from '../definitions/compose.js'
 import { ConfirmedChanges } from '../definitions/confirmed-changes.js'
 import { createLiveCatalogs, type LiveCatalogs } from '../definitions/live.js'
 
-/** Narrows a list outcome to what this request's caller may use (authorization's `filterLists`). */
-export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
-
 export interface EndpointState {
   readonly options: ResolvedOptions
   readonly serveLegacy: boolean
@@ -39,6 +36,7 @@ export interface EndpointState {
   }
   /** Present with `validate.results`: checks handler results against their wire schemas. */
   readonly resultCheck: ResultCheck | undefined
+  /** Narrows a list outcome for this request: authorization's `filterLists`, then the MCP Apps view. */
   readonly filterList: ListFilter | undefined
   /** Handlers still running: timed out after `limits.handlerTimeoutMs`, stopped and answered on close. */
   readonly inFlight: InFlight

@@ -8,6 +8,7 @@
  * handler that answers synchronously gets a synchronous outcome: no promise,
  * no microtask hop before the response.
  */
+import type { FastifyRequest } from 'fastify'
 import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
@@ -21,6 +22,9 @@ import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from '.
 export type Outcome =
   | { ok: true, result: JsonObject }
   | { ok: false, code: number, message: string, data?: unknown }
+
+/** A step on a list method's outcome for one request: authorization's `filterLists`, the MCP Apps view. */
+export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
 
 const TARGET_KINDS: Readonly<Partial<Record<ModuleMethod['handler'], string>>> = { callTool: 'tool', getPrompt: 'prompt', readResource: 'resource' }

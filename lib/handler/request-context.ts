@@ -7,7 +7,6 @@ import type { ClientRequestMethod, ClientRequestOptions } from '../protocol/clie
 import { ClientAsking } from '../input/client-asking.js'
 import { type ClientRequests, unavailable } from '../input/client-requests.js'
 import type { LogLevel } from '../protocol/log-level.js'
-import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import type { RequestStream } from '../streams/request-stream.js'
 import type { ClientInfo, HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -102,28 +101,4 @@ export class RequestContext extends ClientAsking implements HandlerContext {
     if (this.#clientRequests === undefined) return unavailable(this.method, this.era)
     return this.#clientRequests.send(method, params, options)
   }
-
-  requireClientCapabilities (...names: string[]): void {
-    const err = missingCapabilities(this.era, this.clientCapabilities, names)
-    if (err !== undefined) throw err
-  }
-}
-
-/** The error `requireClientCapabilities(...names)` throws, or undefined when every name is declared. */
-export function missingCapabilities (era: Era, clientCapabilities: JsonObject, names: readonly string[]): McpError | undefined {
-  const missing = names.filter((name) => {
-    const declared = clientCapabilities[name]
-    return declared === null || typeof declared !== 'object'
-  })
-  if (missing.length === 0) return undefined
-  const list = missing.join(', ')
-  if (era === 'legacy') {
-    // A stateless legacy request carries no client capabilities to check.
-    return new McpError(ErrorCode.InvalidRequest, `This request needs client capabilities (${list}) that a stateless legacy request cannot declare`)
-  }
-  return new McpError(
-    ErrorCode.MissingRequiredClientCapability,
-    `Missing required client capabilities: ${list}`,
-    { requiredCapabilities: Object.fromEntries(missing.map((name) => [name, {}])) }
-  )
 }

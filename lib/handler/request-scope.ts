@@ -3,14 +3,14 @@
  * verified caller is (set by the authorization hook), the caller identity
  * that owns caller-bound state, and, for a modern `tools/call` while the
  * tasks extension is served, the tasks service and the params `runAsTask`
- * reads. One object per request, in the `mcpScope` slot that the plugin
- * declares with `decorateRequest` (null until a step needs it, as
+ * reads. One object per request, in the `mcpScope` slot that
+ * `declareRequestScope` declares (null until a step needs it, as
  * @fastify/rate-limit and @fastify/cookie declare theirs); a handler reaches
  * it through its context (`ctx.request`). Nothing about a request is kept
  * anywhere else, so it goes when the request goes.
  */
 import { createHash } from 'node:crypto'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
 import type { VerifiedCaller } from '../auth/verified-token.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
 import type { McpOperation } from '../hooks/types.js'
@@ -84,6 +84,11 @@ declare module 'fastify' {
     /** fastify-mcp-capabilities' per-request scope on the MCP endpoint's routes (null until used). */
     mcpScope: RequestScope | null
   }
+}
+
+/** Declares the one per-request slot, up front so request objects keep one shape; filled on first use. */
+export function declareRequestScope (fastify: FastifyInstance): void {
+  fastify.decorateRequest('mcpScope', null)
 }
 
 /** The request's scope, made on first use. */

@@ -10,6 +10,7 @@ import { FST_MCP_INVALID_ROUTE_TOOL } from '../errors.js'
 import { array, custom, func, group, integer, toggle } from '../check/option-spec.js'
 import type { Catalog } from '../definitions/catalog.js'
 import type { ToolEntry } from '../definitions/tools.js'
+import type { ServedContexts } from '../hooks/hooked-decorator.js'
 import type { HandlerContext } from '../server-module/contract.js'
 import { checkRouteTool, RESERVED_HEADERS } from './route-config.js'
 import { createRouteCaller, type RouteCallSettings } from './route-call.js'
@@ -106,4 +107,12 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
       catalog.add({ ...routeToolEntry(route, schemas, call), context })
     }
   })
+}
+
+/** Where the tools of `catalog` are served from, for MCP hooks (they apply by context): a route-backed tool's route context. */
+export function toolContexts (catalog: Catalog<ToolEntry> | undefined): ServedContexts {
+  return {
+    of: (name) => catalog?.get(name)?.context,
+    all: () => catalog === undefined ? [] : catalog.names().flatMap((name) => catalog.entry(name)?.context ?? [])
+  }
 }

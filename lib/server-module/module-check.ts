@@ -14,7 +14,7 @@
  */
 import { FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
 import { type CapabilityName, type HandlerName, hasHandler } from '../protocol/methods.js'
-import { closestName } from '../protocol/near-miss.js'
+import { closestName } from '../common/closest-name.js'
 
 export const HANDLER_NAMES: readonly HandlerName[] = Object.freeze([
   'listTools', 'callTool', 'listResources', 'readResource', 'listResourceTemplates',

@@ -34,7 +34,6 @@ import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INP
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
 import type { Outcome } from '../handler/invoke.js'
-import { missingCapabilities } from '../handler/request-context.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
@@ -560,11 +559,6 @@ class TaskContext extends ClientAsking implements HandlerContext {
 
   /** The extension has no channel for log messages from a task. */
   log (_level: LogLevel, _data: unknown, _logger?: string): void {}
-
-  requireClientCapabilities (...names: string[]): void {
-    const err = missingCapabilities(this.era, this.clientCapabilities, names)
-    if (err !== undefined) throw err
-  }
 
   protected ask (method: ClientRequestMethod, params: JsonObject, options: ClientRequestOptions | undefined): Promise<JsonObject> {
     try {

@@ -57,8 +57,9 @@ export class McpTelemetry {
     this.#noopMeter = api.createNoopMeter()
   }
 
-  /** Loads `@opentelemetry/api` when installed; undefined without it. */
-  static async load (options: TelemetryOptions): Promise<McpTelemetry | undefined> {
+  /** With the `telemetry` option, loads `@opentelemetry/api` when installed; undefined without either. */
+  static async load (options: TelemetryOptions | undefined): Promise<McpTelemetry | undefined> {
+    if (options === undefined) return undefined
     let api: typeof Otel
     try {
       api = await import('@opentelemetry/api')

@@ -1,6 +1,7 @@
 /**
  * "Did you mean ...?": which known name a misspelt one probably was, for
- * registration errors (handler names, definition keys).
+ * registration errors (handler names, option and definition keys). The one
+ * finder both use; each caller says how many edits still count as a typo.
  */
 
 /** Optimal string alignment distance (Damerau-Levenshtein without repeated edits), case-insensitive, capped. */
@@ -22,7 +23,7 @@ export function editDistance (a: string, b: string, cap: number): number {
   return (rows[a.length] as number[])[b.length] as number
 }
 
-/** The candidate closest to `name` within `cap` edits (the first of equals), if any. */
+/** The candidate closest to `name` within `cap` edits, case-insensitive (the first of equals), if any. */
 export function closestName<T extends string> (name: string, candidates: readonly T[], cap = 2): T | undefined {
   let best: T | undefined
   let bestDistance = cap + 1
