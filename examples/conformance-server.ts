@@ -19,7 +19,7 @@ import { realpathSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import { scaleFromEnv } from './scale-from-env.js'
-import mcpCapabilities, { ErrorCode, McpError, resourceNotFound, runAsTask, type ElicitResult, type HandlerContext, type AnyServerModule, type McpCapabilitiesOptions } from '../lib/index.js'
+import mcpCapabilities, { ErrorCode, McpError, resourceNotFound, runAsTask, type ElicitResult, type HandlerContext, type AnyServerModule, type McpCapabilitiesOptions, type TaskCreatedResult } from '../lib/index.js'
 
 export const CONFORMANCE_ERAS = ['legacy', 'modern', 'dual'] as const
 export type ConformanceEra = typeof CONFORMANCE_ERAS[number]
@@ -41,7 +41,7 @@ interface CallToolParams { name?: unknown, arguments?: Record<string, unknown>, 
 interface Tool {
   description: string
   inputSchema?: Record<string, unknown>
-  call: (args: Record<string, unknown>, ctx: HandlerContext, params: CallToolParams) => ToolResult | Promise<ToolResult> | Promise<Record<string, unknown>>
+  call: (args: Record<string, unknown>, ctx: HandlerContext, params: CallToolParams) => ToolResult | Promise<ToolResult | TaskCreatedResult> | Promise<Record<string, unknown>>
 }
 
 /** Change pushes the trigger tools ask for; wired to `fastify.mcp` by `buildConformanceApp`. */

@@ -9,7 +9,9 @@ import type { FastifyInstance } from 'fastify'
 import { listProblems, mention } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
-import type { HandlerContext, JsonObject } from '../server-module/contract.js'
+import type { HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
+import { isTaskCreated } from '../server-module/task-created.js'
+import { RequestContext } from '../handler/request-context.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
 import { definedOrRaw, NEEDS_NOTHING, requirementOf, withRequiredScopes } from './required-scopes.js'
@@ -49,8 +51,12 @@ function isToolError (value: unknown): value is ToolError {
   return value !== null && typeof value === 'object' && (value as { [TOOL_ERROR]?: unknown })[TOOL_ERROR] === true
 }
 
-/** What a handler returns: the `output` shape (or a `toolError`), else a whole `CallToolResult` or a string (one text block). */
-export type ToolReturn<O> = [O] extends [ObjectSchema] ? (InferReturn<O> & object) | ToolError : CallToolResult | string
+/**
+ * What a handler returns: the `output` shape (or a `toolError`), else a whole
+ * `CallToolResult` or a string (one text block); either way, or what
+ * `runAsTask` answers (its work then returns what the handler would).
+ */
+export type ToolReturn<O> = [O] extends [ObjectSchema] ? (InferReturn<O> & object) | ToolError | TaskCreatedResult : CallToolResult | string | TaskCreatedResult
 
 /** The handler's arguments: typed from the input schema (no input: no arguments). */
 export type ToolArguments<I> = [I] extends [ObjectSchema] ? InferObject<I> : Record<string, never>
@@ -82,6 +88,14 @@ export interface CompiledTool {
   readonly input: Validator
   readonly output: Validator | undefined
   readonly handler: (args: any, ctx: HandlerContext) => unknown
+  /** What the handler's value becomes: the tool's result (made once per tool; also applied to the value of work run as a task). */
+  readonly shape: (value: unknown, ctx: HandlerContext) => CallToolResult | Promise<CallToolResult>
+}
+
+/** A compiled tool, with its result shaping. */
+export function compiledTool (name: string, input: Validator, output: Validator | undefined, handler: CompiledTool['handler']): CompiledTool {
+  const tool: CompiledTool = { name, input, output, handler, shape: (value, ctx) => shapeResult(tool, value, ctx) }
+  return tool
 }
 
 const NO_ARGUMENTS: ObjectSchema = { type: 'object', properties: {} }
@@ -123,7 +137,7 @@ function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unk
     tool: tool as Tool,
     json: json + '}',
     scopes,
-    compiled: { name, input: input.validator, output: output?.validator, handler: definition.handler }
+    compiled: compiledTool(name, input.validator, output?.validator, definition.handler)
   }
 }
 
@@ -155,16 +169,28 @@ function structuredContent (tool: CompiledTool, checked: unknown, ctx: HandlerCo
   return { content: [{ type: 'text', text: JSON.stringify(checked) }], structuredContent: checked as JsonObject }
 }
 
+/**
+ * The tool's result from what its handler (or its work run as a task)
+ * returned; the `CreateTaskResult` of `runAsTask` passes as it is (the
+ * work's value is shaped when the task ends).
+ */
+function shapeResult (tool: CompiledTool, value: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
+  if (isTaskCreated(value)) return value as CallToolResult
+  return tool.output === undefined ? asToolResult(value) : structured(tool, value, ctx)
+}
+
 /** Runs the handler on validated arguments (or answers the validation failure). */
 function run (tool: CompiledTool, args: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
   if (args instanceof Invalid) return invalidArguments(tool, args)
+  if (ctx instanceof RequestContext) leaveShaping(tool, ctx)
   const result = tool.handler(args, ctx)
-  if (tool.output === undefined) {
-    return isThenable(result) ? Promise.resolve(result).then(asToolResult) : asToolResult(result)
-  }
-  return isThenable(result)
-    ? Promise.resolve(result).then((value) => structured(tool, value, ctx))
-    : structured(tool, result, ctx)
+  return isThenable(result) ? Promise.resolve(result).then((value) => tool.shape(value, ctx)) : tool.shape(result, ctx)
+}
+
+/** When this call may create a task, `runAsTask` finds the tool's shaping for the work's value (no allocation). */
+function leaveShaping (tool: CompiledTool, ctx: RequestContext): void {
+  const scope = ctx.request.mcpScope
+  if (scope !== null && scope.tasks !== undefined) scope.workResult = tool.shape
 }
 
 /** A compiled tool as the catalogue keeps it. */

@@ -276,6 +276,9 @@ export function createModernHandler (state: EndpointState): EraHandler {
     // A handler still running is bounded: timed out, or stopped when the server closes.
     const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
     return whenSettled(tracked, (settled) => {
+      const created = request.mcpScope?.createdTask
+      // A task whose CreateTaskResult is not the answer would run unseen.
+      if (created !== undefined && !(settled.ok && settled.result.taskId === created)) tasks?.abandon(created, request)
       const outcome = settled.ok
         ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx, faultSubject(entry, params)) : settled
         : settled.code === ErrorCode.ResourceNotFound && method === 'resources/read' ? resourceNotFoundNow(settled, params) : settled

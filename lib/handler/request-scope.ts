@@ -27,12 +27,23 @@ export type WorkOutcomeStep = (outcome: Outcome, ctx: HandlerContext) => MaybePr
 /** Makes the step for the request `scope` serves (one function for every request: nothing is made for a call that makes no task). */
 export type WorkOutcomeHooks = (scope: RequestScope) => WorkOutcomeStep
 
+/**
+ * Turns what a tool's work returns into the tool's result, as a direct call
+ * of that tool would (a defined tool's shaping: a string becomes a text
+ * block; with `output`, the value is validated and becomes
+ * `structuredContent`). Throws (an `McpError`, -32603, logged) when the value
+ * is not what the tool declares.
+ */
+export type WorkResultStep = (value: unknown, ctx: HandlerContext) => MaybePromise<JsonObject>
+
 /** What `runAsTask` needs of the endpoint's tasks service (lib/tasks/service.ts). */
 export interface TaskHost {
   /** Heap bytes of its request a task may keep, estimated (`tasks.maxArgumentBytes`). */
   readonly maxArgumentBytes: number
   /** Stores a task and starts `work` in it; undefined when the store had no room and the task is not required. */
   createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean): Promise<JsonObject | undefined>
+  /** Fails a task whose `CreateTaskResult` never reached its client (the call that created it answered something else). */
+  abandon (taskId: string, request: FastifyRequest): void
 }
 
 export class RequestScope {
@@ -52,6 +63,14 @@ export class RequestScope {
    * undefined), which also tells the hooks the result is a `CreateTaskResult`.
    */
   workOutcome: WorkOutcomeHooks | undefined = undefined
+  /**
+   * Left by a defined tool (one step per tool, made when it is defined) while
+   * serving a call that may create a task: what the value of work run as a
+   * task passes first, before `workOutcome`. `createTask` takes it.
+   */
+  workResult: WorkResultStep | undefined = undefined
+  /** The id of the task `runAsTask` created for this call: the call's answer must be its `CreateTaskResult`, else the task is failed. */
+  createdTask: string | undefined = undefined
   /** With MCP hooks: the chains that apply to this request (chosen with `operation`). */
   hooks: HookChains | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */

@@ -15,7 +15,7 @@
  */
 import { FST_MCP_INVALID_ROUTE_TOOL, FST_MCP_ROUTE_ARGUMENT_COLLISION } from '../errors.js'
 import { checkDefinition, checkListed, deepFreeze, isPlainObject, SCOPES } from '../definitions/plain.js'
-import { TOOL_NAME, type ToolEntry } from '../definitions/tools.js'
+import { compiledTool, TOOL_NAME, type ToolEntry } from '../definitions/tools.js'
 import { Invalid, type Validator } from '../definitions/validation.js'
 import { Tool, type ToolAnnotations } from '../protocol/schemas.js'
 import type { HandlerContext } from '../server-module/contract.js'
@@ -218,12 +218,7 @@ export function routeToolEntry (route: CollectedRoute, shared: SharedSchemas, ha
       view: 'tools',
       origin: `route ${where}`,
       scopes,
-      compiled: {
-        name,
-        input: argumentCheck(plan),
-        output: undefined,
-        handler: (args: Record<string, unknown>, ctx: HandlerContext) => handler(plan, args, ctx)
-      }
+      compiled: compiledTool(name, argumentCheck(plan), undefined, (args: Record<string, unknown>, ctx: HandlerContext) => handler(plan, args, ctx))
     }
   }
 }

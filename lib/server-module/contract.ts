@@ -33,6 +33,7 @@ import type {
   SubscribeParams
 } from '../protocol/schemas.js'
 import type { LogLevel } from '../protocol/log-level.js'
+import type { TASK_CREATED } from './task-created.js'
 import type { Era, HandlerName } from '../protocol/methods.js'
 
 export type { JsonObject }
@@ -112,9 +113,14 @@ export interface CapabilitiesDeclaration {
   extensions?: Record<string, JsonObject>
 }
 
-/** What `runAsTask` answers when it created a task (`resultType: "task"`). */
+/**
+ * What `runAsTask` answers when it created a task (`resultType: "task"`):
+ * only `runAsTask` makes one (marked, see task-created.ts), so a defined
+ * tool may return it whatever its `output`.
+ */
 export interface TaskCreatedResult {
   resultType: 'task'
+  readonly [TASK_CREATED]: true
   [key: string]: unknown
 }
 

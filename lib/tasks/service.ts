@@ -26,7 +26,9 @@
  * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { callerOf, type RequestScope, type TaskHost, type WorkOutcomeStep } from '../handler/request-scope.js'
+import { callerOf, type RequestScope, type TaskHost, type WorkOutcomeStep, type WorkResultStep } from '../handler/request-scope.js'
+import { markTaskCreated } from '../server-module/task-created.js'
+import type { MaybePromise } from '../common/maybe-promise.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
 import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
@@ -38,7 +40,6 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import { boundedWait } from '../common/timers.js'
 import type { ClientInfo, HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
-import type { CallToolResult } from '../protocol/schemas.js'
 import type { EventBus } from '../parts/event-bus.js'
 import { type AskRefusal, type Change, isTerminal, MemoryTaskStore, type StoredTask, type TaskLimits, type TaskStore, type TaskStoreFactory } from '../parts/task-store.js'
 import { HeldOutcomes, storeOutcome, type TaskOutcome } from './held-outcomes.js'
@@ -212,16 +213,42 @@ export class TaskService implements TaskHost {
         : 'Too many tasks in progress; try again later')
     }
     const { task } = created
+    if (ctx.signal.aborted) {
+      // The endpoint gave up on this call while the store answered (timeout, close, client gone): nobody will learn of the task.
+      this.abandon(task.taskId, ctx.request)
+      throw new McpError(ErrorCode.InternalError, 'Internal error')
+    }
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
     // The tool's name, for what the task tells the client and the log when its work throws.
     const body = ctx.request.body as { params?: { name?: unknown } } | undefined
     const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
-    // With outcome hooks the work's result passes them, and the CreateTaskResult does not (taking the step tells the endpoint).
+    // A defined tool's shaping, then the outcome hooks, see the work's result; the CreateTaskResult passes
+    // neither (taking the hooks' step tells the endpoint).
     const scope = ctx.request.mcpScope
+    const shape = scope?.workResult
     const through = scope?.workOutcome?.(scope)
-    if (scope !== null) scope.workOutcome = undefined
-    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, through)
+    if (scope !== null) {
+      scope.workResult = undefined
+      scope.workOutcome = undefined
+      scope.createdTask = task.taskId
+    }
+    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, shape, through)
     return { resultType: 'task', ...taskFields(task, this.limits) }
+  }
+
+  /**
+   * The call that created the task answered something other than its
+   * `CreateTaskResult` (the handler threw or returned something else after
+   * `runAsTask`, or the call was stopped while the store created it):
+   * nobody knows the task, so it is failed and its work stopped rather than
+   * left running unseen.
+   */
+  abandon (taskId: string, request: FastifyRequest): void {
+    request.log.error({ taskId }, 'MCP tools/call created a task but answered without it: the task is failed and its work stopped')
+    const error = { code: ErrorCode.InternalError, message: 'The call that created this task did not answer with it' }
+    this.store.fail(taskId, error, error.message).then((change) => {
+      if (change?.changed === true) this.#changed(change.task)
+    }, (err: unknown) => this.#log.warn({ err, taskId }, 'MCP task store: an abandoned task could not be failed'))
   }
 
   /** Parks the task on a question to the client; resolves with the answer `tasks/update` brings. */
@@ -295,22 +322,27 @@ export class TaskService implements TaskHost {
    * Runs `work` and stores its outcome: a result completes the task; an
    * `McpError` fails it with that error; anything else thrown completes it
    * with a tool execution error (`isError: true`), what the same call would
-   * have answered without a task. With `through` (the endpoint's onResult
-   * and onError hooks), the outcome passes it first, as a direct call's would.
+   * have answered without a task. With `shape` (a defined tool's), the
+   * work's value becomes the tool's result as a direct call's would, a value
+   * that does not fit failing the task (-32603). With `through` (the
+   * endpoint's onResult and onError hooks), the outcome then passes it, as a
+   * direct call's would.
    */
-  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number, through: WorkOutcomeStep | undefined): void {
+  #start (run: TaskRun, ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, tool: string, expiresAt: number,
+    shape: WorkResultStep | undefined, through: WorkOutcomeStep | undefined): void {
     // Only strings and the task's context are captured below: the request and its body stay free to go
     // (unless hooks see the outcome: `through` keeps the operation they are given, see inputFits).
     const taskCtx = new TaskContext(ctx, run, this)
     const logger = taskCtx.logger
     const method = ctx.method
-    Promise.resolve().then(() => work(taskCtx)).then((value): Outcome | undefined => {
+    Promise.resolve().then(() => work(taskCtx)).then((value): MaybePromise<Outcome | undefined> => {
       // Cancelled, expired or shut down meanwhile: the store already has the final state.
       if (run.ended) return undefined
-      return this.#finalOutcome(value === undefined || value === null ? {} : value, tool, method, logger)
+      const given = value === undefined || value === null ? {} : value
+      return shape === undefined ? this.#finalOutcome(given, tool, method, logger) : this.#shaped(shape, given, taskCtx, tool)
     }, (err: unknown): Outcome | undefined => {
       if (run.ended) return undefined
-      if (err instanceof McpError) return err.data === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, message: err.message, data: err.data }
+      if (err instanceof McpError) return errorOutcome(err)
       if (run.controller.signal.aborted) return undefined
       return { ok: true, result: thrownToolResult(err, tool, this.#toolErrors, logger) }
     }).then(async (outcome) => {
@@ -342,6 +374,19 @@ export class TaskService implements TaskHost {
       logger.error({ err, method, tool }, `MCP task outcome of tool ${JSON.stringify(tool)} could not be stored`)
       this.runs.end(run, 'the task store failed', true)
     })
+  }
+
+  /** The tool's result made of the work's value; a value the tool does not declare is the server's fault (-32603, logged). */
+  async #shaped (shape: WorkResultStep, value: unknown, taskCtx: TaskContext, tool: string): Promise<Outcome> {
+    const method = taskCtx.method
+    try {
+      return this.#finalOutcome(await shape(value, taskCtx), tool, method, taskCtx.logger)
+    } catch (err) {
+      // The shaping logs what did not match and throws -32603; anything else it throws is logged here.
+      if (err instanceof McpError) return errorOutcome(err)
+      taskCtx.logger.error({ err, method, tool }, `MCP task result of tool ${JSON.stringify(tool)} could not be made into the tool's result`)
+      return INTERNAL_OUTCOME
+    }
   }
 
   /** A task ends with a final result object; anything else (not an object, a question, another task) is the server's fault. */
@@ -387,6 +432,10 @@ export class TaskService implements TaskHost {
   }
 }
 
+function errorOutcome (err: McpError): Outcome {
+  return err.data === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, message: err.message, data: err.data }
+}
+
 function invalidAnswer (problem: string): Outcome {
   return { ok: false, code: ErrorCode.InvalidParams, message: `Invalid params: ${problem}` }
 }
@@ -426,13 +475,16 @@ function taskScope (ctx: HandlerContext): RequestScope | undefined {
  * and answers with the `CreateTaskResult`; otherwise runs `work` inline with
  * `ctx` and answers with its result, or, with `required`, rejects with -32021
  * (modern, extension served but not declared) or -32600 (not served here).
- * Only for `tools/call` handlers.
+ * Only for `tools/call` handlers. Typed by what `work` returns: a defined
+ * tool returns `runAsTask(ctx, work)` as is, its work returning what the
+ * handler would (the output shape, a `toolError`, a string), and that value
+ * is shaped as a direct call's, inline or when the task ends.
  */
-export async function runAsTask (
+export async function runAsTask<R> (
   ctx: HandlerContext,
-  work: (ctx: HandlerContext) => unknown,
+  work: (ctx: HandlerContext) => R | Promise<R>,
   options: RunAsTaskOptions = {}
-): Promise<CallToolResult | TaskCreatedResult> {
+): Promise<R | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
   const scope = taskScope(ctx)
   const service = scope?.tasks
@@ -444,7 +496,7 @@ export async function runAsTask (
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
     const created = await service.createTask(ctx, work, options.required === true)
-    if (created !== undefined) return created as TaskCreatedResult
+    if (created !== undefined) return markTaskCreated(created) as TaskCreatedResult
     // The store is full: the server may always answer without a task.
   } else if (options.required === true) {
     if (service !== undefined) throw missingTasksError()
@@ -452,8 +504,8 @@ export async function runAsTask (
       `This tool runs only as a task (extension ${TASKS_EXTENSION}), which this endpoint does not serve for this request`)
   }
   const value = await work(ctx)
-  // typed as the tool result `work` should return; the endpoint still checks what it is
-  return (value === undefined || value === null ? {} : value) as CallToolResult
+  // typed as what `work` returns; the tool (a defined one's shaping, else the endpoint) checks what it is
+  return (value === undefined || value === null ? {} : value) as R
 }
 
 /**

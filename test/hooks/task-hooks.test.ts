@@ -9,7 +9,7 @@
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { Type } from '@sinclair/typebox'
-import mcpCapabilities, { defineTools, ErrorCode, McpError, runAsTask, type CallToolResult, type HandlerContext, type McpOperation } from '../../lib/index.js'
+import mcpCapabilities, { defineTools, ErrorCode, McpError, runAsTask, type HandlerContext, type McpOperation } from '../../lib/index.js'
 import { injectClient } from '../../lib/testing/index.js'
 import { TASKS_CAPS, tasksClient } from '../tasks/helpers.js'
 
@@ -19,13 +19,12 @@ function server (release: { wait: Promise<void> }) {
   return defineTools({
     work: {
       input: Type.Object({ mode: Type.String() }),
-      // (a defined tool's return type does not include the CreateTaskResult yet: cast)
       handler: ({ mode }, ctx: HandlerContext) => runAsTask(ctx, async () => {
         if (mode === 'slow') await release.wait
         if (mode === 'mcp') throw new McpError(ErrorCode.InvalidParams, 'bad input', { field: 'x' })
         if (mode === 'throw') throw new Error('work broke')
         return { content: [{ type: 'text' as const, text: `done ${mode}` }] }
-      }) as Promise<CallToolResult>
+      })
     }
   })
 }

@@ -109,7 +109,41 @@ const tasked = {
   listTools: () => ({ tools: [] }),
   callTool: async (_params, ctx) => await runAsTask(ctx, async () => ({ content: [{ type: 'text' as const, text: 'done' }] }))
 } satisfies ServerModule
-expectTypeOf(tasked.callTool).returns.resolves.toEqualTypeOf<CallToolResult | TaskCreatedResult>()
+// runAsTask answers what its work returns, or the CreateTaskResult.
+expectTypeOf(tasked.callTool).returns.resolves.toEqualTypeOf<{ content: Array<{ type: 'text', text: string }> } | TaskCreatedResult>()
+expectTypeOf(runAsTask<CallToolResult>).returns.resolves.toEqualTypeOf<CallToolResult | TaskCreatedResult>()
+// Only runAsTask makes a TaskCreatedResult: an object shaped like one is not.
+// @ts-expect-error a client-shaped { resultType: 'task' } is not a created task
+const forged: TaskCreatedResult = { resultType: 'task', taskId: 't' }
+expectTypeOf(forged).toEqualTypeOf<TaskCreatedResult>()
+
+// A defined tool may answer with runAsTask, no cast: with `output`, its work returns the output shape (or a toolError).
+defineTools({
+  report: {
+    output: Type.Object({ total: Type.Number() }),
+    handler: (_args, ctx) => runAsTask(ctx, async () => ({ total: 3 }))
+  },
+  failing: {
+    output: Type.Object({ total: Type.Number() }),
+    handler: (_args, ctx) => runAsTask(ctx, () => toolError('no total today'), { required: true })
+  },
+  // without `output`: a string (one text block) or a whole CallToolResult
+  plain: { handler: (_args, ctx) => runAsTask(ctx, () => 'done') },
+  whole: { handler: async (_args, ctx) => await runAsTask(ctx, async () => ({ content: [{ type: 'text' as const, text: 'done' }] })) }
+})
+defineTool({
+  output: Type.Object({ total: Type.Number() }),
+  handler: (_args, ctx) => runAsTask(ctx, () => ({ total: 1 }))
+})
+defineTools({
+  report: {
+    output: Type.Object({ total: Type.Number() }),
+    // @ts-expect-error the work must return the output shape
+    handler: (_args, ctx) => runAsTask(ctx, async () => ({ total: 'three' }))
+  }
+})
+// @ts-expect-error the work must return the output shape
+defineTool({ output: Type.Object({ total: Type.Number() }), handler: (_args, ctx) => runAsTask(ctx, () => ({ sum: 1 })) })
 
 // One definition per file: typed from its own schemas, collected by name, spread beside others.
 const single = defineTool({
