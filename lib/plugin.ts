@@ -30,7 +30,7 @@ import { checkServerModule } from './server-module/module-check.js'
 import { McpTelemetry } from './telemetry/tracing.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
-export type { McpDecorator } from './endpoint/decorator.js'
+export type { McpDecorator } from './endpoint/mcp-decorator.js'
 
 // As early as possible: a full GC before the first request could otherwise slow every request (see response/tick-shapes.ts).
 keepTickShapesAlive()

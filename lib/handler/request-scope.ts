@@ -58,12 +58,14 @@ export class RequestScope {
   /** With MCP hooks: the request as hooks see it (made once, before the onRequest hooks). */
   operation: McpOperation | undefined = undefined
   /**
+   * @internal
    * With onResult or onError hooks, while serving a `tools/call`: what the
    * outcome of work run as a task passes. `createTask` takes it (and leaves
    * undefined), which also tells the hooks the result is a `CreateTaskResult`.
    */
   workOutcome: WorkOutcomeHooks | undefined = undefined
   /**
+   * @internal
    * Left by a defined tool (one step per tool, made when it is defined) while
    * serving a call that may create a task: what the value of work run as a
    * task passes first, before `workOutcome`. `createTask` takes it.
@@ -71,7 +73,7 @@ export class RequestScope {
   workResult: WorkResultStep | undefined = undefined
   /** The id of the task `runAsTask` created for this call: the call's answer must be its `CreateTaskResult`, else the task is failed. */
   createdTask: string | undefined = undefined
-  /** With MCP hooks: the chains that apply to this request (chosen with `operation`). */
+  /** @internal With MCP hooks: the chains that apply to this request (chosen with `operation`). */
   hooks: HookChains | undefined = undefined
   /** An onRequest hook's answer, served in place of the handler. */
   answer: JsonObject | undefined = undefined
