@@ -22,7 +22,7 @@ import { ErrorCode } from '../protocol/mcp-error.js'
 import { moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
 import { MAX_TIMER_MS } from '../common/timers.js'
-import type { ListFilter, Outcome } from '../handler/invoke.js'
+import { INTERNAL_ERROR_OUTCOME, type ListFilter, type Outcome } from '../handler/invoke.js'
 
 export interface EndpointAuthorization {
   readonly resourceServer: ResourceServer
@@ -117,7 +117,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
   function checkTarget (request: FastifyRequest, method: string, params: JsonObject): Outcome | undefined {
     const denied = scopeDenial(request, method, params)
     if (denied === undefined) return undefined
-    return denied === FAULT ? { ok: false, code: ErrorCode.InternalError, message: 'Internal error' } : { ok: false, code: ErrorCode.InvalidRequest, message: denied.message }
+    return denied === FAULT ? INTERNAL_ERROR_OUTCOME : { ok: false, code: ErrorCode.InvalidRequest, message: denied.message }
   }
 
   const filterListOutcome: ListFilter | undefined = settings.filterLists

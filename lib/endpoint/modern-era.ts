@@ -16,7 +16,7 @@ import { type EndpointState, isAdvertised } from './state.js'
 import { sendError, sendJson } from '../response/reply.js'
 import { RequestContext } from '../handler/request-context.js'
 import { type InputReplay, openInputRound } from '../input/input-replay.js'
-import { faultSubject, type ListFilter, type Outcome } from '../handler/invoke.js'
+import { errorOutcome, type FailedOutcome, faultSubject, INTERNAL_ERROR_OUTCOME, type ListFilter, type Outcome } from '../handler/invoke.js'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
 import type { EraHandler, RequestMessage } from './legacy-era.js'
@@ -60,7 +60,7 @@ function isClientInfo (value: unknown): value is ClientInfo {
  * (SEP-2164); a `readResource` that threw the legacy -32002 (or
  * `resourceNotFound()`) gets that answer here. Other methods' errors pass as thrown.
  */
-function resourceNotFoundNow (outcome: Extract<Outcome, { ok: false }>, params: JsonObject): Outcome {
+function resourceNotFoundNow (outcome: FailedOutcome, params: JsonObject): Outcome {
   const data = isJsonObject(outcome.data) ? outcome.data : {}
   return {
     ok: false,
@@ -76,9 +76,9 @@ function completeInputRequired (result: JsonObject, replay: InputReplay | undefi
     if (replay === undefined) throw new Error(`an input_required result is not allowed on ${ctx.method}`)
     return { ok: true, result: replay.seal(result) }
   } catch (err) {
-    if (err instanceof McpError) return { ok: false, code: err.code, message: err.message, data: err.data }
+    if (err instanceof McpError) return errorOutcome(err)
     ctx.logger.error({ err, method: ctx.method }, `MCP input_required result of handler ${subject} could not be completed`)
-    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+    return INTERNAL_ERROR_OUTCOME
   }
 }
 

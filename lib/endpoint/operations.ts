@@ -12,7 +12,7 @@
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
-import { fail, invokeHandler, type Outcome } from '../handler/invoke.js'
+import { errorOf, errorOutcome, fail, type FailedOutcome, INTERNAL_ERROR_OUTCOME, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
 import { callerOf, scopeOf, type WorkOutcomeHooks } from '../handler/request-scope.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
@@ -94,13 +94,8 @@ function protocolVersionOf (message: RequestMessage, request: FastifyRequest, mo
 function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
   /** An onRequest hook threw: the request is answered with that error (`McpError`), else -32603, logged. */
   function reject (err: unknown, operation: McpOperation, reply: FastifyReply, onError: HookChains['onError']): MaybePromise<FastifyReply> {
-    let error: { code: number, message: string, data?: unknown }
-    if (err instanceof McpError) {
-      error = err.data === undefined ? { code: err.code, message: err.message } : { code: err.code, message: err.message, data: err.data }
-    } else {
-      operation.request.log.error({ err, method: operation.method }, 'MCP onRequest hook failed')
-      error = { code: ErrorCode.InternalError, message: 'Internal error' }
-    }
+    if (!(err instanceof McpError)) operation.request.log.error({ err, method: operation.method }, 'MCP onRequest hook failed')
+    const error = errorOf(err instanceof McpError ? errorOutcome(err) : INTERNAL_ERROR_OUTCOME)
     const send = (): FastifyReply => sendError(reply, errorStatus(operation.era === 'modern', error.code), operation.id, error.code, error.message, error.data)
     if (onError === undefined) return send()
     return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(operation.request.log)), send)
@@ -233,11 +228,11 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope, chains)
   }
 
-  function failed (outcome: Extract<Outcome, { ok: false }>, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
+  function failed (outcome: FailedOutcome, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
     scope.errorType = String(outcome.code)
     const onError = chains.onError
     if (onError === undefined) return outcome
-    const error = outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
+    const error = errorOf(outcome)
     return whenSettled(observeEach(onError, (hook) => hook.fn.call(hook.context, operation, error), reportOnError(ctx.logger)), () => outcome)
   }
 

@@ -21,7 +21,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http'
 import { isImmutableData } from '../response/frozen-json.js'
-import { type Outcome, invokeHandler } from '../handler/invoke.js'
+import { INTERNAL_ERROR_OUTCOME, type Outcome, invokeHandler } from '../handler/invoke.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { moduleMethod } from '../protocol/methods.js'
@@ -224,7 +224,7 @@ export class ParamHeaderValidator {
     }
     if (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers)) return invoke()
     return whenSettled(this.#lookup(name, params._meta, ctx, undefined, 0), (found): Outcome | Promise<Outcome> => {
-      if (!found.ok) return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+      if (!found.ok) return INTERNAL_ERROR_OUTCOME
       const mismatch = findParamHeaderMismatch(headers, found.annotations, params.arguments)
       return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
     })

@@ -23,6 +23,22 @@ export type Outcome =
   | { ok: true, result: JsonObject }
   | { ok: false, code: number, message: string, data?: unknown }
 
+/** An outcome answered with a JSON-RPC error. */
+export type FailedOutcome = Extract<Outcome, { ok: false }>
+
+/** The outcome of a server fault: the client learns nothing of it (the details go to the log). */
+export const INTERNAL_ERROR_OUTCOME: FailedOutcome = Object.freeze({ ok: false, code: ErrorCode.InternalError, message: 'Internal error' })
+
+/** The outcome an `McpError` answers: its code, message and data as thrown. */
+export function errorOutcome (err: McpError): FailedOutcome {
+  return err.data === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, message: err.message, data: err.data }
+}
+
+/** The JSON-RPC error object of a failed outcome. */
+export function errorOf (outcome: FailedOutcome): { code: number, message: string, data?: unknown } {
+  return outcome.data === undefined ? { code: outcome.code, message: outcome.message } : { code: outcome.code, message: outcome.message, data: outcome.data }
+}
+
 /** A step on a list method's outcome for one request: authorization's `filterLists`, the MCP Apps view. */
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
@@ -43,13 +59,13 @@ function succeed (result: unknown, entry: ModuleMethod, params: JsonObject, ctx:
   if (result === undefined || result === null) result = {}
   if (!isJsonObject(result)) {
     ctx.logger.error({ method: ctx.method, handler: entry.handler }, `MCP handler ${faultSubject(entry, params)} returned a non-object result`)
-    return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+    return INTERNAL_ERROR_OUTCOME
   }
   if (check !== undefined) {
     const problems = check(ctx.method, ctx.era, result)
     if (problems.length > 0) {
       ctx.logger.error({ method: ctx.method, handler: entry.handler, era: ctx.era, problems }, `MCP handler ${faultSubject(entry, params)} returned a result that does not match the wire schema of ${ctx.method}`)
-      return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+      return INTERNAL_ERROR_OUTCOME
     }
   }
   return { ok: true, result }
@@ -59,14 +75,10 @@ function succeed (result: unknown, entry: ModuleMethod, params: JsonObject, ctx:
 export function fail (err: unknown, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext, toolErrors: ToolErrorMode): Outcome {
   // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
   if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
-  if (err instanceof McpError) {
-    return err.data === undefined
-      ? { ok: false, code: err.code, message: err.message }
-      : { ok: false, code: err.code, message: err.message, data: err.data }
-  }
+  if (err instanceof McpError) return errorOutcome(err)
   if (entry.handler === 'callTool') return { ok: true, result: thrownToolResult(err, params.name, toolErrors, ctx.logger) }
   ctx.logger.error({ err, method: ctx.method, handler: entry.handler }, `MCP handler ${faultSubject(entry, params)} failed`)
-  return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+  return INTERNAL_ERROR_OUTCOME
 }
 
 export function invokeHandler (

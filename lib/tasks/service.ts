@@ -33,7 +33,7 @@ import { TASKS_EXTENSION } from '../server-module/capabilities.js'
 import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
-import type { Outcome } from '../handler/invoke.js'
+import { errorOf, errorOutcome, INTERNAL_ERROR_OUTCOME, type Outcome } from '../handler/invoke.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
@@ -70,8 +70,6 @@ const CLOSE_WAIT_MS = 1000
 
 /** Most bytes of outcomes held for a store that cannot be reached (and at most `maxTasks` outcomes). */
 export const MAX_HELD_OUTCOME_BYTES = 16 * 1024 * 1024
-
-const INTERNAL_OUTCOME: Outcome = Object.freeze({ ok: false, code: ErrorCode.InternalError, message: 'Internal error' })
 
 /**
  * Whether what a task would keep of this request fits the bound (estimated
@@ -184,7 +182,7 @@ export class TaskService implements TaskHost {
       }
     } catch (err) {
       request.log.error({ err, method }, 'MCP task request failed (task owner or task store)')
-      return { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+      return INTERNAL_ERROR_OUTCOME
     }
   }
 
@@ -353,16 +351,14 @@ export class TaskService implements TaskHost {
         } catch (err) {
           // The step turns a hook's throw into an outcome; this is a fault of the endpoint's own.
           logger.error({ err, method, tool }, `MCP hooks on the task outcome of tool ${JSON.stringify(tool)} failed`)
-          outcome = { ok: false, code: ErrorCode.InternalError, message: 'Internal error' }
+          outcome = INTERNAL_ERROR_OUTCOME
         }
         if (run.ended) return
         // A hook's replacement must be a final result too.
         if (outcome.ok) outcome = this.#finalOutcome(outcome.result, tool, method, logger)
       }
       if (!outcome.ok) {
-        const error: JsonObject = { code: outcome.code, message: outcome.message }
-        if (outcome.data !== undefined) error.data = outcome.data as JsonObject
-        await this.#finish(run, { kind: 'fail', error, statusMessage: outcome.message }, expiresAt)
+        await this.#finish(run, { kind: 'fail', error: errorOf(outcome) as JsonObject, statusMessage: outcome.message }, expiresAt)
         return
       }
       const result = outcome.result
@@ -385,7 +381,7 @@ export class TaskService implements TaskHost {
       // The shaping logs what did not match and throws -32603; anything else it throws is logged here.
       if (err instanceof McpError) return errorOutcome(err)
       taskCtx.logger.error({ err, method, tool }, `MCP task result of tool ${JSON.stringify(tool)} could not be made into the tool's result`)
-      return INTERNAL_OUTCOME
+      return INTERNAL_ERROR_OUTCOME
     }
   }
 
@@ -393,7 +389,7 @@ export class TaskService implements TaskHost {
   #finalOutcome (result: unknown, tool: string, method: string, logger: FastifyBaseLogger): Outcome {
     if (isJsonObject(result) && result.resultType !== 'input_required' && result.resultType !== 'task') return { ok: true, result }
     logger.error({ method, tool }, `MCP task of tool ${JSON.stringify(tool)} returned a result that is not a final object (ask with ctx.elicit inside a task)`)
-    return INTERNAL_OUTCOME
+    return INTERNAL_ERROR_OUTCOME
   }
 
   /**
@@ -430,10 +426,6 @@ export class TaskService implements TaskHost {
       this.#log.warn({ err, taskId: task.taskId }, 'MCP task status could not be published on the event bus')
     }
   }
-}
-
-function errorOutcome (err: McpError): Outcome {
-  return err.data === undefined ? { ok: false, code: err.code, message: err.message } : { ok: false, code: err.code, message: err.message, data: err.data }
 }
 
 function invalidAnswer (problem: string): Outcome {
