@@ -125,15 +125,16 @@ export function createModernHandler (state: EndpointState): EraHandler {
   const prepareCacheable = prepareStamped(staticHintFields ?? '')
   const preparePlain = prepareStamped('')
 
+  /** The cache-hint members a result gets (none when it is not cacheable). */
+  const hintsFor = (cacheable: boolean, request: FastifyRequest): string =>
+    cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
+
   /** The response carrying the stamped result; the common case splices text instead of copying the result. */
   function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
       // A catalogue's list: its preset bytes copied behind the id, never serialised or encoded whole.
       const parts = jsonBytesOf(result)
-      if (parts !== undefined) {
-        const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
-        return partsResponse(id, resultParts(parts, completeFields + hints))
-      }
+      if (parts !== undefined) return partsResponse(id, resultParts(parts, completeFields + hintsFor(cacheable, request)))
       if (!cacheable || staticHintFields !== undefined) {
         // Only immutable results are ever stored, so a hit needs no further check.
         const cache = cacheable ? preparedCacheable : preparedPlain
@@ -142,8 +143,7 @@ export function createModernHandler (state: EndpointState): EraHandler {
           : undefined)
         if (prepared !== undefined) return preparedResponse(id, prepared)
       }
-      const hints = cacheable ? (staticHintFields ?? hintFields(resolveHints(cacheHints, request))) : ''
-      const json = appendFields(jsonOf(result), completeFields + hints)
+      const json = appendFields(jsonOf(result), completeFields + hintsFor(cacheable, request))
       if (json !== undefined) return resultJsonResponse(id, json)
     }
     return resultJsonResponse(id, objectJson(stamp(result, cacheable, request)))
