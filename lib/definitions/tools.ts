@@ -20,6 +20,7 @@ import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
+import { hasMark, mark } from '../common/marks.js'
 import { validatesOwnArguments } from '../hooks/pre-handler.js'
 import { callRaw, callValidated } from './validated-call.js'
 import { defaultsOptional } from './listed-defaults.js'
@@ -43,12 +44,11 @@ export interface ToolError extends CallToolResult {
 export function toolError (message: string | ContentBlock[]): ToolError {
   const content: ContentBlock[] = typeof message === 'string' ? [{ type: 'text', text: message }] : message
   const result = { content, isError: true as const }
-  Object.defineProperty(result, TOOL_ERROR, { value: true, enumerable: false })
-  return result as ToolError
+  return mark(result, TOOL_ERROR) as ToolError
 }
 
 function isToolError (value: unknown): value is ToolError {
-  return value !== null && typeof value === 'object' && (value as { [TOOL_ERROR]?: unknown })[TOOL_ERROR] === true
+  return hasMark(value, TOOL_ERROR)
 }
 
 /**
