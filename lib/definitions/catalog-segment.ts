@@ -6,6 +6,8 @@
  * catalogue of 10,000 entries thus rebuilds one segment of at most 256, and
  * the whole list is the segments' bytes side by side (catalog.ts).
  */
+import { firstNotBefore } from '../common/binary-search.js'
+
 /** What a segment reads of an entry (catalog.ts's CatalogEntry has it). */
 export interface ListedEntry {
   readonly listed: object
@@ -53,14 +55,7 @@ export class Segment<E extends ListedEntry> {
 
   /** Index of the slot with sequence number `seq` (or where it would be). */
   indexOf (seq: number): number {
-    let lo = 0
-    let hi = this.slots.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if ((this.slots[mid] as Slot<E>).seq < seq) lo = mid + 1
-      else hi = mid
-    }
-    return lo
+    return firstNotBefore(this.slots.length, (i) => (this.slots[i] as Slot<E>).seq < seq)
   }
 
   view (view: string): SegmentView<E> {

@@ -19,6 +19,7 @@
  * found from its cursor by binary search, so its cost does not grow with the
  * catalogue.
  */
+import { firstNotBefore } from '../common/binary-search.js'
 import { FST_MCP_DUPLICATE_DEFINITION } from '../errors.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { presetJson, presetJsonBytes } from '../response/frozen-json.js'
@@ -237,14 +238,7 @@ export class Catalog<E extends CatalogEntry> {
 
   /** Index of the first segment whose last sequence number is >= `seq` (the one holding `seq`, when some does). */
   #segmentOf (seq: number): number {
-    let lo = 0
-    let hi = this.#segments.length
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1
-      if ((this.#segments[mid] as Segment<E>).lastSeq < seq) lo = mid + 1
-      else hi = mid
-    }
-    return lo
+    return firstNotBefore(this.#segments.length, (i) => (this.#segments[i] as Segment<E>).lastSeq < seq)
   }
 
   /** The segments' items and bytes side by side: no item is serialised or encoded again. */
@@ -304,14 +298,7 @@ export class Catalog<E extends CatalogEntry> {
 
 /** First index whose seq is > seq. */
 function upperBound (seqs: readonly number[], seq: number): number {
-  let lo = 0
-  let hi = seqs.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    if ((seqs[mid] as number) <= seq) lo = mid + 1
-    else hi = mid
-  }
-  return lo
+  return firstNotBefore(seqs.length, (i) => (seqs[i] as number) <= seq)
 }
 
 /** Opaque to clients: the view and the last sequence number served, base64url. */
