@@ -5,42 +5,47 @@
 // skipped for the second. Decision: with `tokenCache: false` the verifier
 // runs for every request, concurrent or not; with the cache on, its answer
 // is taken to depend on the token alone (README, Authorization).
-import Fastify from 'fastify'
-import t from 'tap'
-import mcpCapabilities from '../../lib/index.js'
+import Fastify, { type LightMyRequestResponse } from 'fastify'
+import t, { type Test } from 'tap'
+import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
 import { fullModule, SERVER_INFO } from '../helpers/mcp-fixtures.js'
 import { modernHeaders, modernMeta } from '../helpers/mcp-inject.js'
 
 const RESOURCE = 'https://mcp.example.com/mcp'
 const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: modernMeta() } })
 
-t.test('tokenCache: false: concurrent requests with one token are each verified, with their own request', async (t) => {
-  const seen: string[] = []
+/** An app whose endpoint is authorized with `verifyAccessToken` (and `tokenCache`); returns a sender of server/discover with the good token. */
+async function appWith (t: Test, authorization: Pick<NonNullable<McpCapabilitiesOptions['authorization']>, 'verifyAccessToken' | 'tokenCache'>): Promise<(headers?: Record<string, string>) => Promise<LightMyRequestResponse>> {
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(mcpCapabilities, {
     server: fullModule(),
     serverInfo: SERVER_INFO,
-    authorization: {
-      resource: RESOURCE,
-      authorizationServers: ['https://auth.example.com'],
-      tokenCache: false,
-      // A request-bound check: the token is good only with the tenant header "acme".
-      async verifyAccessToken (token, request) {
-        const tenant = String(request.headers['x-tenant'])
-        seen.push(tenant)
-        await new Promise((resolve) => setTimeout(resolve, 20))
-        if (token !== 'good-token' || tenant !== 'acme') return null
-        return { subject: 'alice', issuer: 'https://auth.example.com', scopes: [] }
-      }
-    }
+    authorization: { resource: RESOURCE, authorizationServers: ['https://auth.example.com'], ...authorization }
   })
-  const send = (tenant: string) => app.inject({
+  const send = async (headers: Record<string, string> = {}): Promise<LightMyRequestResponse> => await app.inject({
     method: 'POST',
     url: '/mcp',
-    headers: { ...modernHeaders('server/discover'), 'content-type': 'application/json', authorization: 'Bearer good-token', 'x-tenant': tenant },
+    headers: { ...modernHeaders('server/discover'), 'content-type': 'application/json', authorization: 'Bearer good-token', ...headers },
     payload: BODY
   })
+  return send
+}
+
+t.test('tokenCache: false: concurrent requests with one token are each verified, with their own request', async (t) => {
+  const seen: string[] = []
+  const sendWith = await appWith(t, {
+    tokenCache: false,
+    // A request-bound check: the token is good only with the tenant header "acme".
+    async verifyAccessToken (token, request) {
+      const tenant = String(request.headers['x-tenant'])
+      seen.push(tenant)
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      if (token !== 'good-token' || tenant !== 'acme') return null
+      return { subject: 'alice', issuer: 'https://auth.example.com', scopes: [] }
+    }
+  })
+  const send = (tenant: string) => sendWith({ 'x-tenant': tenant })
   // The good request first, so a shared call would carry its verdict to the others.
   const [good, other, again] = await Promise.all([send('acme'), send('evil'), send('evil')])
   t.equal(good.statusCode, 200, 'the request the verifier accepts is served')
@@ -55,26 +60,12 @@ t.test('tokenCache: false: concurrent requests with one token are each verified,
 
 t.test('with the cache on, one verification per token (the documented contract)', async (t) => {
   let calls = 0
-  const app = Fastify()
-  t.teardown(() => app.close())
-  await app.register(mcpCapabilities, {
-    server: fullModule(),
-    serverInfo: SERVER_INFO,
-    authorization: {
-      resource: RESOURCE,
-      authorizationServers: ['https://auth.example.com'],
-      async verifyAccessToken () {
-        calls++
-        await new Promise((resolve) => setTimeout(resolve, 20))
-        return { subject: 'alice', issuer: 'https://auth.example.com', scopes: [] }
-      }
+  const send = await appWith(t, {
+    async verifyAccessToken () {
+      calls++
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      return { subject: 'alice', issuer: 'https://auth.example.com', scopes: [] }
     }
-  })
-  const send = () => app.inject({
-    method: 'POST',
-    url: '/mcp',
-    headers: { ...modernHeaders('server/discover'), 'content-type': 'application/json', authorization: 'Bearer good-token' },
-    payload: BODY
   })
   const replies = await Promise.all([send(), send(), send()])
   t.strictSame(replies.map((r) => r.statusCode), [200, 200, 200])
