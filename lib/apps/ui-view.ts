@@ -19,10 +19,12 @@ import type { FastifyRequest } from 'fastify'
 import type { ListFilter } from '../handler/invoke.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { META_CLIENT_CAPABILITIES } from '../protocol/meta.js'
+import { LIST_METHODS, type ListMeta } from '../protocol/methods.js'
 import { offeredExtensions } from '../server-module/capabilities.js'
 import { clientSupportsUi, UI_EXTENSION, UI_RESOURCE_URI_META } from './ui-extension.js'
 
-const VIEWED = new Set(['tools/list', 'resources/list', 'resources/templates/list'])
+/** The lists a client without the extension sees a view of (the method table's `list.uiView`). */
+const VIEWED: ReadonlyMap<string, ListMeta> = new Map(LIST_METHODS.filter(([, meta]) => meta.uiView !== undefined))
 const views = new WeakMap<object, JsonObject>()
 
 function isObject (value: unknown): value is JsonObject {
@@ -45,22 +47,25 @@ function plainTool (tool: unknown): unknown {
   return Object.keys(rest).length === 0 ? plain : { ...plain, _meta: rest }
 }
 
-function view (method: string, result: JsonObject): JsonObject {
-  const field = method === 'tools/list' ? 'tools' : method === 'resources/list' ? 'resources' : 'resourceTemplates'
+function view (list: ListMeta, result: JsonObject): JsonObject {
+  const field = list.items
   const items = result[field]
-  if (!Array.isArray(items)) return result
-  const kept = method === 'tools/list'
+  const by = list.uiView
+  if (!Array.isArray(items) || by === undefined) return result
+  const kept = by === 'tool'
     ? items.map(plainTool).filter((tool) => tool !== undefined)
-    : items.filter((item) => !(isObject(item) && isUiUri(method === 'resources/list' ? item.uri : item.uriTemplate)))
+    : items.filter((item) => !(isObject(item) && isUiUri(item[by])))
   return { ...result, [field]: kept }
 }
 
 /** The view of `result` for a client without apps: made once per frozen list. */
 export function listWithoutUi (method: string, result: JsonObject): JsonObject {
-  if (!Object.isFrozen(result)) return view(method, result)
+  const list = VIEWED.get(method)
+  if (list === undefined) return result
+  if (!Object.isFrozen(result)) return view(list, result)
   let seen = views.get(result)
   if (seen === undefined) {
-    seen = Object.freeze(view(method, result))
+    seen = Object.freeze(view(list, result))
     for (const value of Object.values(seen)) if (Array.isArray(value)) Object.freeze(value)
     views.set(result, seen)
   }

@@ -8,28 +8,25 @@
 import { scopesRequired } from '../server-module/scopes.js'
 import type { JsonObject, ServerModule } from '../server-module/contract.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
+import { LIST_METHODS, type ListMeta } from '../protocol/methods.js'
 import type { VerifiedCaller } from './verified-token.js'
 
 /**
- * List method → the array it returns, the handler that serves one item, and
- * the item field its scope requirement is asked with. A template is asked as
- * `{ uriTemplate }`: the define helpers answer with that template's scopes.
+ * List method → what it lists (the method table's `list`): the array it
+ * returns, the handler that serves one item, and the item field its scope
+ * requirement is asked with. A template is asked as `{ uriTemplate }`: the
+ * define helpers answer with that template's scopes.
  */
-const LISTS: Readonly<Record<string, { items: string, handler: string, key: 'name' | 'uri' | 'uriTemplate' }>> = Object.freeze({
-  'tools/list': { items: 'tools', handler: 'callTool', key: 'name' },
-  'prompts/list': { items: 'prompts', handler: 'getPrompt', key: 'name' },
-  'resources/list': { items: 'resources', handler: 'readResource', key: 'uri' },
-  'resources/templates/list': { items: 'resourceTemplates', handler: 'readResource', key: 'uriTemplate' }
-})
+const LISTS: ReadonlyMap<string, ListMeta> = new Map(LIST_METHODS)
 
-export const FILTERED_LISTS: ReadonlySet<string> = new Set(Object.keys(LISTS))
+export const FILTERED_LISTS: ReadonlySet<string> = new Set(LISTS.keys())
 
 /** The result with only what `caller` may use; `modern` adds the private cache scope. */
 export function filterList (server: ServerModule, method: string, result: JsonObject, caller: VerifiedCaller | undefined, modern: boolean): JsonObject {
-  const list = LISTS[method]
+  const list = LISTS.get(method)
   const items = list === undefined ? undefined : result[list.items]
   if (list === undefined || !Array.isArray(items)) return result
-  const handler = (server as Record<string, unknown>)[list.handler]
+  const handler = (server as Record<string, unknown>)[list.itemHandler]
   const visible = items.filter((item) => {
     if (!isJsonObject(item) || typeof item[list.key] !== 'string') return true
     const needed = scopesRequired(handler, { [list.key]: item[list.key] as string })

@@ -14,6 +14,7 @@
  * A module without groups is served as it is.
  */
 import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
+import { HANDLER_NAMES } from '../protocol/methods.js'
 import type { CompleteParams } from '../protocol/schemas.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { OFFERED_EXTENSIONS } from '../server-module/capabilities.js'
@@ -67,8 +68,7 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
 
   // The module's own handlers first (bound), then the catalogues' over the names they serve.
   const module: Record<string, unknown> = {}
-  for (const name of ['listTools', 'callTool', 'listPrompts', 'getPrompt', 'listResources', 'listResourceTemplates', 'readResource',
-    'complete', 'subscribeResource', 'unsubscribeResource', 'setLogLevel']) {
+  for (const name of HANDLER_NAMES) {
     const raw = rawHandler(server, name)
     if (raw !== undefined) module[name] = raw
   }

@@ -222,11 +222,11 @@ export function createModernHandler (state: EndpointState): EraHandler {
 
     const entry = methodIn('modern', method)
     let name: string | undefined
-    if (entry?.nameParam !== undefined && extensionServed(entry)) {
+    if (entry?.target !== undefined && extensionServed(entry)) {
       // `Mcp-Name` repeats the param naming what the request acts on (a tool, prompt, resource or task).
-      const value = params[entry.nameParam]
+      const value = params[entry.target.param]
       if (typeof value !== 'string') {
-        return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${entry.nameParam}" must be a string`)
+        return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: "${entry.target.param}" must be a string`)
       }
       name = value
     }

@@ -22,7 +22,7 @@ import type { McpCall, McpOperation } from '../hooks/types.js'
 import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
-import { type ModuleMethod, moduleMethod } from '../protocol/methods.js'
+import { METHODS, type ModuleMethod, moduleEntry, type Target, targetOf } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
 import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
@@ -38,14 +38,10 @@ export type Invoke = (entry: ModuleMethod, params: JsonObject, ctx: RequestConte
 /** With authorization: refuses a target a hook chose when the caller lacks a scope it needs (see authorization.ts `checkTarget`). */
 export type TargetCheck = (request: FastifyRequest, method: string, params: JsonObject) => Outcome | undefined
 
-/** The methods whose calls pass preHandler hooks. */
-const CALLS = new Set(['tools/call', 'prompts/get', 'resources/read'])
-
-/** The param naming what a request acts on, by method. */
-function targetOf (method: string, params: JsonObject): string | undefined {
-  const value = method === 'resources/read' || method === 'resources/subscribe' || method === 'resources/unsubscribe' ? params.uri : method === 'tools/call' || method === 'prompts/get' ? params.name : undefined
-  return typeof value === 'string' ? value : undefined
-}
+/** The span attribute naming what a request acts on, by the kind of its target (the method table's). */
+const TRACED_TARGET: Readonly<Record<Target['kind'], 'toolName' | 'promptName' | 'resourceUri' | undefined>> = Object.freeze({
+  tool: 'toolName', prompt: 'promptName', resource: 'resourceUri', task: undefined
+})
 
 export class Operations {
   around: Around | undefined = undefined
@@ -79,7 +75,7 @@ function operationOf (message: RequestMessage, request: FastifyRequest, modern: 
     id: message.id,
     era: modern ? 'modern' : 'legacy',
     caller: callerOf(request),
-    target: targetOf(message.method, message.params),
+    target: targetOf(METHODS[message.method], message.params),
     request
   }
 }
@@ -111,7 +107,7 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
     if (onRequest === undefined) return next(message, request, reply)
     const proceed = (answer: JsonObject | undefined): MaybePromise<FastifyReply | undefined> => {
       if (answer !== undefined) {
-        if (moduleMethod(message.method) === undefined) {
+        if (METHODS[message.method]?.servedBy !== 'module') {
           return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply, onError)
         }
         scope.answer = answer
@@ -131,11 +127,11 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
     // Without a provider registered (the common case when the API is merely installed), nothing is gathered.
     if (telemetry === undefined || !telemetry.active) return select === undefined ? next(message, request, reply) : settle(serve(message, request, reply, next, isModern(message)), reply)
     const modern = isModern(message)
+    const entry = METHODS[message.method]
+    const attribute = entry?.target === undefined ? undefined : TRACED_TARGET[entry.target.kind]
     const trace = telemetry.start({
       method: message.method,
-      toolName: message.method === 'tools/call' ? targetOf(message.method, message.params) : undefined,
-      promptName: message.method === 'prompts/get' ? targetOf(message.method, message.params) : undefined,
-      resourceUri: message.method.startsWith('resources/') ? targetOf(message.method, message.params) : undefined,
+      ...(attribute === undefined ? undefined : { [attribute]: targetOf(entry, message.params) }),
       id: message.id,
       protocolVersion: protocolVersionOf(message, request, modern),
       meta: isJsonObject(message.params._meta) ? message.params._meta : {}
@@ -186,7 +182,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
   }
 
   function callWithPreHandler (hooks: NonNullable<HookChains['preHandler']>, entry: ModuleMethod, params: JsonObject, ctx: RequestContext, operation: McpOperation): MaybePromise<Outcome> {
-    const reading = entry.handler === 'readResource'
+    const reading = entry.target?.kind === 'resource'
     const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
     const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
     const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
@@ -242,7 +238,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
    * created the task and the task's `ctx`. The request's span has ended by
    * then: how the work ended is noted for no span.
    */
-  const toolsCall = moduleMethod('tools/call') as ModuleMethod
+  const toolsCall = moduleEntry('tools/call')
   const workOutcome: WorkOutcomeHooks = (scope) => {
     const operation = scope.operation as McpOperation
     const chains = scope.hooks as HookChains
@@ -263,7 +259,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     const tasked = ctx.method === 'tools/call' && (hooks.onResult !== undefined || hooks.onError !== undefined)
     if (tasked) scope.workOutcome = workOutcome
     if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
-    else if (hooks.preHandler !== undefined && CALLS.has(ctx.method)) outcome = callWithPreHandler(hooks.preHandler, entry, params, ctx, operation)
+    else if (hooks.preHandler !== undefined && entry.preHandler === true) outcome = callWithPreHandler(hooks.preHandler, entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
     if (!tasked) return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope, hooks))
     return whenSettled(outcome, (o) => {

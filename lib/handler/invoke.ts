@@ -12,7 +12,7 @@ import type { FastifyRequest } from 'fastify'
 import { InputRequiredSignal } from '../input/client-requests.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import type { ModuleMethod } from '../protocol/methods.js'
+import { type ModuleMethod, type Target, targetOf } from '../protocol/methods.js'
 import { isThenable } from '../common/maybe-promise.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import type { ResultCheck } from './result-validation.js'
@@ -43,16 +43,13 @@ export function errorOf (outcome: FailedOutcome): { code: number, message: strin
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
 
-const TARGET_KINDS: Readonly<Partial<Record<ModuleMethod['handler'], string>>> = { callTool: 'tool', getPrompt: 'prompt', readResource: 'resource' }
-
 /**
  * What a fault is about, for log lines: `callTool (tool "add")` (the name or
  * URI as the client sent it, clipped), else the handler's name.
  */
 export function faultSubject (entry: ModuleMethod, params: JsonObject): string {
-  const kind = TARGET_KINDS[entry.handler]
-  const name = entry.nameParam === undefined ? undefined : params[entry.nameParam]
-  return kind !== undefined && typeof name === 'string' ? `${entry.handler} (${kind} "${clip(name)}")` : entry.handler
+  const name = targetOf(entry, params)
+  return name !== undefined ? `${entry.handler} (${(entry.target as Target).kind} "${clip(name)}")` : entry.handler
 }
 
 function succeed (result: unknown, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
@@ -76,7 +73,7 @@ export function fail (err: unknown, entry: ModuleMethod, params: JsonObject, ctx
   // A modern ctx.elicit() and friends without an answer yet: the endpoint completes the result.
   if (err instanceof InputRequiredSignal) return { ok: true, result: { resultType: 'input_required' } }
   if (err instanceof McpError) return errorOutcome(err)
-  if (entry.handler === 'callTool') return { ok: true, result: thrownToolResult(err, params.name, toolErrors, ctx.logger) }
+  if (entry.throwsAsResult === true) return { ok: true, result: thrownToolResult(err, params.name, toolErrors, ctx.logger) }
   ctx.logger.error({ err, method: ctx.method, handler: entry.handler }, `MCP handler ${faultSubject(entry, params)} failed`)
   return INTERNAL_ERROR_OUTCOME
 }

@@ -1,44 +1,16 @@
 /**
  * `validate.results`: every handler result checked against its method's wire
- * schema (protocol/schemas.ts) for the request's era, before it is sent. A
+ * schema (the method table's, lib/protocol/methods.ts) for the request's era, before it is sent. A
  * mismatch is the server's bug: logged with each failing path, answered
  * -32603 without details. Validators are compiled once, at registration,
  * and only when the option is on.
  */
-import { type TSchema, Type } from '@sinclair/typebox'
+import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import type { Era } from '../protocol/methods.js'
-import {
-  CallToolResult,
-  CompleteResult,
-  EmptyResult,
-  GetPromptResult,
-  ListPromptsResult,
-  ListResourcesResult,
-  ListResourceTemplatesResult,
-  ListToolsResult,
-  ReadResourceResult
-} from '../protocol/schemas.js'
+import { type Era, MODULE_METHODS } from '../protocol/methods.js'
 
 /** Returns the problems of `result` for `method` in `era` (empty when it matches). */
 export type ResultCheck = (method: string, era: Era, result: Record<string, unknown>) => string[]
-
-/** 2026-07-28 lets `structuredContent` be any JSON value; legacy revisions want an object. */
-const ModernCallToolResult = Type.Composite([Type.Omit(CallToolResult, ['structuredContent']), Type.Object({ structuredContent: Type.Optional(Type.Unknown()) })], { additionalProperties: true })
-
-const SCHEMAS: Readonly<Record<string, TSchema>> = {
-  'tools/list': ListToolsResult,
-  'tools/call': CallToolResult,
-  'resources/list': ListResourcesResult,
-  'resources/read': ReadResourceResult,
-  'resources/templates/list': ListResourceTemplatesResult,
-  'prompts/list': ListPromptsResult,
-  'prompts/get': GetPromptResult,
-  'completion/complete': CompleteResult,
-  'resources/subscribe': EmptyResult,
-  'resources/unsubscribe': EmptyResult,
-  'logging/setLevel': EmptyResult
-}
 
 /** Results the endpoint completes or that follow another schema (tasks, input rounds) are not checked here. */
 const DEFERRED_RESULT_TYPES: ReadonlySet<unknown> = new Set(['input_required', 'task'])
@@ -57,9 +29,9 @@ function describe (check: TypeCheck<TSchema>, value: unknown): string[] {
 
 export function createResultCheck (): ResultCheck {
   const compiled = { legacy: new Map<string, TypeCheck<TSchema>>(), modern: new Map<string, TypeCheck<TSchema>>() }
-  for (const [method, schema] of Object.entries(SCHEMAS)) {
-    compiled.legacy.set(method, TypeCompiler.Compile(schema))
-    compiled.modern.set(method, TypeCompiler.Compile(method === 'tools/call' ? ModernCallToolResult : schema))
+  for (const [method, { result }] of MODULE_METHODS) {
+    compiled.legacy.set(method, TypeCompiler.Compile(result.legacy))
+    compiled.modern.set(method, result.modern === result.legacy ? compiled.legacy.get(method) as TypeCheck<TSchema> : TypeCompiler.Compile(result.modern))
   }
   return (method, era, result) => {
     if (DEFERRED_RESULT_TYPES.has(result.resultType)) return []

@@ -18,6 +18,7 @@
 import type { FastifyInstance } from 'fastify'
 import { FST_MCP_INVALID_HOOK } from '../errors.js'
 import type { JsonObject } from '../server-module/contract.js'
+import { METHODS, targetOf } from '../protocol/methods.js'
 import type { McpHookName, McpHooks } from './types.js'
 
 const NAMES: readonly McpHookName[] = Object.freeze(['onRequest', 'preHandler', 'onResult', 'onError'])
@@ -118,7 +119,9 @@ export class HookRegistry {
     const own = this.chainsFor(endpoint)
     if (!this.hasScoped(endpoint)) return () => own
     return (method, params) => {
-      const context = method === 'tools/call' && typeof params.name === 'string' ? contextOfTool(params.name) : undefined
+      const entry = METHODS[method]
+      const name = entry?.target?.kind === 'tool' ? targetOf(entry, params) : undefined
+      const context = name === undefined ? undefined : contextOfTool(name)
       return context === undefined ? own : this.chainsFor(context)
     }
   }

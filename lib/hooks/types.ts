@@ -24,7 +24,11 @@ export interface McpOperation {
   readonly era: Era
   /** The caller that owns caller-bound state: the verified principal, a digest of the credential, or `'anonymous'`. */
   readonly caller: string
-  /** What the request acts on: the tool or prompt name (`tools/call`, `prompts/get`), the URI (`resources/read`). */
+  /**
+   * What the request acts on (the param the method table names): the tool or
+   * prompt name (`tools/call`, `prompts/get`), the URI (`resources/read`),
+   * the task id (`tasks/*`); undefined for other methods.
+   */
   readonly target: string | undefined
   readonly request: FastifyRequest
 }

@@ -14,8 +14,10 @@
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import { isLogLevel, type LogLevel } from '../protocol/log-level.js'
+import { LIST_NAMES, type ListName } from '../protocol/methods.js'
 
-export type ListName = 'tools' | 'prompts' | 'resources'
+/** The lists that announce changes (the method table's `list.changed`). */
+export type { ListName }
 
 export type DefinitionChange = 'remove' | 'disable' | 'enable'
 
@@ -84,7 +86,7 @@ export interface EventBus {
   onReconnect?: (listener: () => void) => () => void
 }
 
-const LISTS: ReadonlySet<unknown> = new Set(['tools', 'prompts', 'resources'])
+const LISTS: ReadonlySet<unknown> = new Set(LIST_NAMES)
 
 /** Whether `value` is a well-formed McpEvent (events arriving from a shared medium are checked before use). */
 export function isMcpEvent (value: unknown): value is McpEvent {

@@ -1,64 +1,107 @@
 /**
  * The one table of every JSON-RPC method the endpoint answers: those a
- * server module's handlers serve (with the capability each turns on) and
- * those the endpoint serves itself (`initialize`, `ping`, `server/discover`,
- * `subscriptions/listen`, `tasks/*`), each with the eras it exists in.
- * `buildCapabilities` derives what is advertised from it and the dispatcher
- * finds what answers a request in it, so the two cannot disagree. Adding a
- * method is one entry here plus its handler (a server module method, or an
- * endpoint handler of each era it exists in: the era's handler table is
- * typed from this one, so a missing handler does not compile).
+ * server module's handlers serve and those the endpoint serves itself
+ * (`initialize`, `ping`, `server/discover`, `subscriptions/listen`,
+ * `tasks/*`). Each entry says everything the endpoint needs to know about
+ * its method: the eras it exists in, what it acts on (`target`: the param
+ * naming it and the kind of thing it names), and for a module-served method
+ * its handler, the capability that handler turns on, its result schema per
+ * era, whether it is a list (what it lists, which handler serves one item,
+ * which `list_changed` notification tells it changed), whether preHandler
+ * hooks run before it, whether it may ask the client.
+ *
+ * Everything else is derived from here: the handler names (`HandlerName`,
+ * `HANDLER_NAMES`), the advertised capabilities, the dispatcher's routing,
+ * the `Mcp-Name` header check, the log subject of a fault, the list filter
+ * and view, the list-changed notifications, result validation and the
+ * telemetry attributes. Adding a module-served method is one entry here, its
+ * schemas (protocol/schemas.ts) and its handler; an endpoint-served one also
+ * needs a handler in each era it exists in (the era's handler table is typed
+ * from this one, so a missing handler does not compile).
  */
+import type { TSchema } from '@sinclair/typebox'
+import {
+  CallToolResult,
+  CompleteResult,
+  EmptyResult,
+  GetPromptResult,
+  ListPromptsResult,
+  ListResourcesResult,
+  ListResourceTemplatesResult,
+  ListToolsResult,
+  ModernCallToolResult,
+  ReadResourceResult
+} from './schemas.js'
 
 export type Era = 'legacy' | 'modern'
-
-/** Names of the handler methods a server module may implement. */
-export type HandlerName =
-  | 'listTools'
-  | 'callTool'
-  | 'listResources'
-  | 'readResource'
-  | 'listResourceTemplates'
-  | 'listPrompts'
-  | 'getPrompt'
-  | 'complete'
-  | 'subscribeResource'
-  | 'unsubscribeResource'
-  | 'setLogLevel'
 
 /** Capabilities that handlers turn on (`resources.subscribe` is a flag inside `resources`). */
 export type CapabilityName = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging' | 'resources.subscribe'
 
-/** A method answered by a server module handler. */
-export interface ModuleMethod {
+/** What a request acts on: the param naming it (repeated by the modern `Mcp-Name` header) and what it names. */
+export interface Target {
+  readonly param: 'name' | 'uri' | 'taskId'
+  readonly kind: 'tool' | 'prompt' | 'resource' | 'task'
+}
+
+/** The lists that announce changes (`notifications/<name>/list_changed`). */
+export type ListName = 'tools' | 'prompts' | 'resources'
+
+/** What a list method lists. */
+export interface ListMeta<H extends string = string> {
+  /** The result's array. */
+  readonly items: string
+  /** The handler that serves one item (its scope requirement is the item's). */
+  readonly itemHandler: H
+  /** The item field naming it, as that handler is asked (`{ uriTemplate }` for a template). */
+  readonly key: 'name' | 'uri' | 'uriTemplate'
+  /** The list whose `list_changed` notification says this one changed. */
+  readonly changed: ListName
+  /** MCP Apps: items a client without the extension is not shown, by this field's `ui://` value; `'tool'` for the tool rules. */
+  readonly uiView?: 'tool' | 'uri' | 'uriTemplate'
+}
+
+/** A method answered by a server module handler (`H` its handler, `I` the handler of a listed item). */
+interface ModuleMethodOf<H extends string, I extends string> {
   readonly servedBy: 'module'
   /** The server module method that serves it. */
-  readonly handler: HandlerName
+  readonly handler: H
   /** The capability that must be advertised for the method to be answered. */
   readonly capability: CapabilityName
   /** Eras in which the method exists at all; modern removed a few. */
   readonly eras: readonly Era[]
   /** Modern results of these methods carry `ttlMs` and `cacheScope`. */
   readonly cacheable: boolean
-  /** The param that the modern `Mcp-Name` header must repeat, if any. */
-  readonly nameParam?: 'name' | 'uri'
+  /** What it acts on, if one thing. */
+  readonly target?: Target
+  /** The wire schema of its result, per era (`validate.results`). */
+  readonly result: { readonly legacy: TSchema, readonly modern: TSchema }
+  /** A list: what it lists. */
+  readonly list?: ListMeta<I>
+  /** preHandler hooks run before its handler (a defined tool's or prompt's once its arguments are valid). */
+  readonly preHandler?: true
   /** The result served when this optional handler is absent (a capability does not need it). */
   readonly fallbackResult?: Readonly<Record<string, unknown>>
   /** Its handler may ask the client (`ctx.elicit()`, sampling, roots) while serving it. */
   readonly asksClient?: true
+  /** Its handler throwing is a tool execution error (`isError: true`), not a JSON-RPC error. */
+  readonly throwsAsResult?: true
 }
 
 /** A method the endpoint answers itself, whatever the server module implements. */
 export interface EndpointMethod {
   readonly servedBy: 'endpoint'
   readonly eras: readonly Era[]
-  /** The param that the modern `Mcp-Name` header must repeat, if any. */
-  readonly nameParam?: 'taskId'
+  /** What it acts on, if one thing. */
+  readonly target?: Target
   /** Served only when the endpoint serves this extension (`tasks: true`). */
   readonly extension?: 'tasks'
   /** Negotiates the version itself (`initialize`): the version header is not checked. */
   readonly negotiatesVersion?: true
 }
+
+/** A method answered by a server module handler. */
+export type ModuleMethod = ModuleMethodOf<HandlerName, HandlerName>
 
 export type MethodEntry = ModuleMethod | EndpointMethod
 
@@ -66,12 +109,25 @@ const BOTH: readonly Era[] = Object.freeze(['legacy', 'modern'] as const)
 const LEGACY_ONLY = Object.freeze(['legacy'] as const)
 const MODERN_ONLY = Object.freeze(['modern'] as const)
 
-function module (entry: Omit<ModuleMethod, 'servedBy'>): ModuleMethod {
+const TOOL: Target = Object.freeze({ param: 'name', kind: 'tool' })
+const PROMPT: Target = Object.freeze({ param: 'name', kind: 'prompt' })
+const RESOURCE: Target = Object.freeze({ param: 'uri', kind: 'resource' })
+const TASK: Target = Object.freeze({ param: 'taskId', kind: 'task' })
+
+/** The same result schema in both eras. */
+const same = (schema: TSchema): ModuleMethodOf<string, string>['result'] => Object.freeze({ legacy: schema, modern: schema })
+const EMPTY = same(EmptyResult)
+
+function module<const H extends string, const I extends string = never> (entry: Omit<ModuleMethodOf<H, I>, 'servedBy'>): ModuleMethodOf<H, I> {
   return Object.freeze({ servedBy: 'module', ...entry })
 }
 
 function endpoint<const E extends readonly Era[]> (entry: Omit<EndpointMethod, 'servedBy' | 'eras'> & { eras: E }): EndpointMethod & { readonly servedBy: 'endpoint', readonly eras: E } {
   return Object.freeze({ servedBy: 'endpoint', ...entry })
+}
+
+function list<const H extends string> (entry: ListMeta<H>): ListMeta<H> {
+  return Object.freeze(entry)
 }
 
 const TABLE = {
@@ -80,28 +136,64 @@ const TABLE = {
   ping: endpoint({ eras: LEGACY_ONLY }),
   'server/discover': endpoint({ eras: MODERN_ONLY }),
   'subscriptions/listen': endpoint({ eras: MODERN_ONLY }),
-  'tasks/get': endpoint({ eras: MODERN_ONLY, extension: 'tasks', nameParam: 'taskId' }),
-  'tasks/update': endpoint({ eras: MODERN_ONLY, extension: 'tasks', nameParam: 'taskId' }),
-  'tasks/cancel': endpoint({ eras: MODERN_ONLY, extension: 'tasks', nameParam: 'taskId' }),
+  'tasks/get': endpoint({ eras: MODERN_ONLY, extension: 'tasks', target: TASK }),
+  'tasks/update': endpoint({ eras: MODERN_ONLY, extension: 'tasks', target: TASK }),
+  'tasks/cancel': endpoint({ eras: MODERN_ONLY, extension: 'tasks', target: TASK }),
   // Served by the server module.
-  'tools/list': module({ handler: 'listTools', capability: 'tools', eras: BOTH, cacheable: true }),
-  'tools/call': module({ handler: 'callTool', capability: 'tools', eras: BOTH, cacheable: false, nameParam: 'name', asksClient: true }),
-  'resources/list': module({ handler: 'listResources', capability: 'resources', eras: BOTH, cacheable: true }),
-  'resources/read': module({ handler: 'readResource', capability: 'resources', eras: BOTH, cacheable: true, nameParam: 'uri', asksClient: true }),
-  'resources/templates/list': module({ handler: 'listResourceTemplates', capability: 'resources', eras: BOTH, cacheable: true, fallbackResult: Object.freeze({ resourceTemplates: Object.freeze([]) }) }),
-  'prompts/list': module({ handler: 'listPrompts', capability: 'prompts', eras: BOTH, cacheable: true }),
-  'prompts/get': module({ handler: 'getPrompt', capability: 'prompts', eras: BOTH, cacheable: false, nameParam: 'name', asksClient: true }),
-  'completion/complete': module({ handler: 'complete', capability: 'completions', eras: BOTH, cacheable: false }),
-  'resources/subscribe': module({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false }),
-  'resources/unsubscribe': module({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
+  'tools/list': module({
+    handler: 'listTools', capability: 'tools', eras: BOTH, cacheable: true, result: same(ListToolsResult),
+    list: list({ items: 'tools', itemHandler: 'callTool', key: 'name', changed: 'tools', uiView: 'tool' })
+  }),
+  'tools/call': module({
+    handler: 'callTool', capability: 'tools', eras: BOTH, cacheable: false, target: TOOL, preHandler: true, asksClient: true, throwsAsResult: true,
+    // 2026-07-28 lets `structuredContent` be any JSON value; legacy revisions want an object.
+    result: Object.freeze({ legacy: CallToolResult, modern: ModernCallToolResult })
+  }),
+  'resources/list': module({
+    handler: 'listResources', capability: 'resources', eras: BOTH, cacheable: true, result: same(ListResourcesResult),
+    list: list({ items: 'resources', itemHandler: 'readResource', key: 'uri', changed: 'resources', uiView: 'uri' })
+  }),
+  'resources/read': module({
+    handler: 'readResource', capability: 'resources', eras: BOTH, cacheable: true, target: RESOURCE, preHandler: true, asksClient: true, result: same(ReadResourceResult)
+  }),
+  'resources/templates/list': module({
+    handler: 'listResourceTemplates', capability: 'resources', eras: BOTH, cacheable: true, result: same(ListResourceTemplatesResult),
+    list: list({ items: 'resourceTemplates', itemHandler: 'readResource', key: 'uriTemplate', changed: 'resources', uiView: 'uriTemplate' }),
+    fallbackResult: Object.freeze({ resourceTemplates: Object.freeze([]) })
+  }),
+  'prompts/list': module({
+    handler: 'listPrompts', capability: 'prompts', eras: BOTH, cacheable: true, result: same(ListPromptsResult),
+    list: list({ items: 'prompts', itemHandler: 'getPrompt', key: 'name', changed: 'prompts' })
+  }),
+  'prompts/get': module({
+    handler: 'getPrompt', capability: 'prompts', eras: BOTH, cacheable: false, target: PROMPT, preHandler: true, asksClient: true, result: same(GetPromptResult)
+  }),
+  'completion/complete': module({ handler: 'complete', capability: 'completions', eras: BOTH, cacheable: false, result: same(CompleteResult) }),
+  'resources/subscribe': module({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, target: RESOURCE, result: EMPTY }),
+  'resources/unsubscribe': module({
+    handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, target: RESOURCE, result: EMPTY, fallbackResult: Object.freeze({})
+  }),
   // The endpoint keeps the level (per caller); a module's own setLogLevel is told too, when it has one.
-  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) })
+  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, result: EMPTY, fallbackResult: Object.freeze({}) })
 } as const
+
+type Table = typeof TABLE
+
+/** The methods a server module serves, by JSON-RPC name. */
+export type ModuleMethodName = { [K in keyof Table]: Table[K] extends { readonly servedBy: 'module' } ? K : never }[keyof Table]
+
+/** Names of the handler methods a server module may implement, one per module-served method of the table. */
+export type HandlerName = { [K in ModuleMethodName]: Table[K] extends ModuleMethodOf<infer H, string> ? H : never }[ModuleMethodName]
+
+/** A listed item's handler must be one of the table's: a misspelt one does not compile. */
+type ItemHandler = { [K in ModuleMethodName]: Table[K] extends { readonly list: ListMeta<infer I> } ? I : never }[ModuleMethodName]
+const itemHandlersAreHandlers: [ItemHandler] extends [HandlerName] ? true : never = true
+void itemHandlersAreHandlers
 
 /** The endpoint-served methods that exist in `era`: each era's endpoint handler table has exactly these keys. */
 export type EndpointMethodName<E extends Era> = {
-  [K in keyof typeof TABLE]: typeof TABLE[K] extends { readonly servedBy: 'endpoint', readonly eras: readonly (infer X)[] } ? (E extends X ? K : never) : never
-}[keyof typeof TABLE]
+  [K in keyof Table]: Table[K] extends { readonly servedBy: 'endpoint', readonly eras: readonly (infer X)[] } ? (E extends X ? K : never) : never
+}[keyof Table]
 
 /**
  * Every method, by JSON-RPC method name. Null prototype: a method named
@@ -116,8 +208,18 @@ export function methodIn (era: Era, method: string): MethodEntry | undefined {
 }
 
 /** The entries a server module serves (what `buildCapabilities` and the authorization scopes read). */
-export const MODULE_METHODS: ReadonlyArray<readonly [string, ModuleMethod]> = Object.freeze(
-  Object.entries(TABLE).flatMap(([name, entry]) => entry.servedBy === 'module' ? [Object.freeze([name, entry] as const)] : []))
+export const MODULE_METHODS: ReadonlyArray<readonly [ModuleMethodName, ModuleMethod]> = Object.freeze(
+  Object.entries(TABLE).flatMap(([name, entry]) => entry.servedBy === 'module' ? [Object.freeze([name as ModuleMethodName, entry as ModuleMethod] as const)] : []))
+
+/** Every handler name, in the table's order. */
+export const HANDLER_NAMES: readonly HandlerName[] = Object.freeze(MODULE_METHODS.map(([, entry]) => entry.handler))
+
+/** The list methods, with what each lists. */
+export const LIST_METHODS: ReadonlyArray<readonly [ModuleMethodName, ListMeta<HandlerName>]> = Object.freeze(
+  MODULE_METHODS.flatMap(([name, entry]) => entry.list === undefined ? [] : [Object.freeze([name, entry.list] as const)]))
+
+/** Every list that announces changes, once each. */
+export const LIST_NAMES: readonly ListName[] = Object.freeze([...new Set(LIST_METHODS.map(([, meta]) => meta.changed))])
 
 /** The module entry of `method`, if a server module handler serves it (in any era). */
 export function moduleMethod (method: string): ModuleMethod | undefined {
@@ -125,19 +227,28 @@ export function moduleMethod (method: string): ModuleMethod | undefined {
   return entry?.servedBy === 'module' ? entry : undefined
 }
 
+/** The module entry of a method the table is known to have. */
+export function moduleEntry (method: ModuleMethodName): ModuleMethod {
+  return METHODS[method] as ModuleMethod
+}
+
+/** The value of the param naming what `params` act on, when `entry` has one and it is a string. */
+export function targetOf (entry: MethodEntry | undefined, params: Readonly<Record<string, unknown>>): string | undefined {
+  const param = entry?.target?.param
+  const value = param === undefined ? undefined : params[param]
+  return typeof value === 'string' ? value : undefined
+}
+
 /**
- * The handlers a capability needs before it may be advertised. A module that
+ * The handlers a capability needs before it may be advertised (those of its
+ * methods without a fallback result, in the table's order). A module that
  * has the first (the list handler) but not the rest is rejected: advertising
  * `tools` while `tools/call` answers "method not found" would be a lie.
  */
-export const REQUIRED_HANDLERS: Readonly<Record<CapabilityName, readonly HandlerName[]>> = Object.freeze({
-  tools: Object.freeze(['listTools', 'callTool'] as const),
-  resources: Object.freeze(['listResources', 'readResource'] as const),
-  prompts: Object.freeze(['listPrompts', 'getPrompt'] as const),
-  completions: Object.freeze(['complete'] as const),
-  logging: Object.freeze([] as const),
-  'resources.subscribe': Object.freeze(['subscribeResource'] as const)
-})
+export const REQUIRED_HANDLERS: Readonly<Record<CapabilityName, readonly HandlerName[]>> = Object.freeze(Object.fromEntries(
+  (['tools', 'resources', 'prompts', 'completions', 'logging', 'resources.subscribe'] as const).map((capability) => [capability, Object.freeze(
+    MODULE_METHODS.flatMap(([, entry]) => entry.capability === capability && entry.fallbackResult === undefined ? [entry.handler] : []))])
+) as Record<CapabilityName, readonly HandlerName[]>)
 
 /** True when `server[name]` is a function, own or inherited (class instances work). */
 export function hasHandler (server: object, name: string): boolean {

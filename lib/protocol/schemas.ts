@@ -407,6 +407,8 @@ export const CallToolResult = Type.Object({
   isError: Type.Optional(Type.Boolean()),
   ...resultFields
 }, open)
+/** `CallToolResult` as 2026-07-28 has it: `structuredContent` may be any JSON value (legacy revisions want an object). */
+export const ModernCallToolResult = Type.Composite([Type.Omit(CallToolResult, ['structuredContent']), Type.Object({ structuredContent: Type.Optional(Type.Unknown()) })], { additionalProperties: true })
 export type CallToolResult = Static<typeof CallToolResult>
 
 // ---------------------------------------------------------------------------

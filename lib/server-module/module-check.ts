@@ -13,13 +13,8 @@
  * without `subscribeResource`) are returned as warnings for the plugin to log.
  */
 import { FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
-import { type CapabilityName, type HandlerName, hasHandler } from '../protocol/methods.js'
+import { type CapabilityName, HANDLER_NAMES, type HandlerName, hasHandler } from '../protocol/methods.js'
 import { closestName } from '../common/closest-name.js'
-
-export const HANDLER_NAMES: readonly HandlerName[] = Object.freeze([
-  'listTools', 'callTool', 'listResources', 'readResource', 'listResourceTemplates',
-  'listPrompts', 'getPrompt', 'complete', 'subscribeResource', 'unsubscribeResource', 'setLogLevel'
-])
 
 /** Handlers that only make sense beside the list handler that announces what they serve. */
 const ANNOUNCED_BY: ReadonlyArray<[HandlerName, HandlerName, CapabilityName]> = [

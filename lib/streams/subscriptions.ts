@@ -22,7 +22,7 @@ import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonr
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Implementation as ServerInfo } from '../protocol/schemas.js'
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES, SseStream } from './sse-writer.js'
-import type { ListName } from '../parts/event-bus.js'
+import { LIST_NAMES, type ListName } from '../protocol/methods.js'
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
 
@@ -36,20 +36,16 @@ export interface SubscriptionFilter {
   taskIds?: string[]
 }
 
+/** The flag opting in to one list's changes. */
+type ListFlag = `${ListName}ListChanged`
+/** A list the method table gains needs its flag above: until then this does not compile. */
+const flagsCoverLists: [ListFlag] extends [keyof SubscriptionFilter] ? true : never = true
+void flagsCoverLists
+
 /** Most task ids one listen request may name. */
 export const MAX_LISTEN_TASK_IDS = 1000
 
-const LIST_FLAGS = Object.freeze([
-  ['tools', 'toolsListChanged'],
-  ['prompts', 'promptsListChanged'],
-  ['resources', 'resourcesListChanged']
-] as const)
-
-const LIST_METHODS: Readonly<Record<ListName, string>> = Object.freeze({
-  tools: 'notifications/tools/list_changed',
-  prompts: 'notifications/prompts/list_changed',
-  resources: 'notifications/resources/list_changed'
-})
+const LIST_FLAGS: ReadonlyArray<readonly [ListName, ListFlag]> = Object.freeze(LIST_NAMES.map((list) => Object.freeze([list, `${list}ListChanged`] as const)))
 
 interface Subscription {
   readonly sse: SseStream
@@ -135,7 +131,7 @@ export function honouredFilter (requested: SubscriptionFilter, capabilities: Mod
 export class SubscriptionRegistry {
   readonly #resultMetaTail: string
   readonly #all = new Set<Subscription>()
-  readonly #lists: Record<ListName, Set<Subscription>> = { tools: new Set(), prompts: new Set(), resources: new Set() }
+  readonly #lists = Object.fromEntries(LIST_NAMES.map((list) => [list, new Set<Subscription>()])) as Record<ListName, Set<Subscription>>
   readonly #uris = new Map<string, Set<Subscription>>()
   readonly #tasks = new Map<string, Set<Subscription>>()
   readonly #listen: ListenSettings
@@ -198,7 +194,7 @@ export class SubscriptionRegistry {
 
   /** Sends `notifications/<kind>/list_changed` to every stream that asked for it; returns how many. */
   notifyListChanged (kind: ListName): number {
-    const head = '{"jsonrpc":"2.0","method":"' + LIST_METHODS[kind] + '","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
+    const head = '{"jsonrpc":"2.0","method":"notifications/' + kind + '/list_changed","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
     return this.#fanOut(this.#lists[kind], head, '}}}')
   }
 

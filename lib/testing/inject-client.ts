@@ -164,7 +164,7 @@ export function injectClient<E extends Era = 'modern'> (app: FastifyInstance, op
       body.params = { ...params, _meta: meta }
       headers['mcp-protocol-version'] = protocolVersion
       headers['mcp-method'] = method
-      const nameParam = METHODS[method]?.nameParam
+      const nameParam = METHODS[method]?.target?.param
       if (nameParam !== undefined && typeof params[nameParam] === 'string') headers['mcp-name'] = headerValue(params[nameParam] as string)
     } else if (method !== 'initialize') {
       headers['mcp-protocol-version'] = protocolVersion
