@@ -31,12 +31,20 @@ export interface CollectedRoute {
   readonly url: string
   readonly schema: Record<string, unknown> | undefined
   readonly mcp: CheckedRouteTool
+  /** Whether the route has routing constraints (version, host, ...). */
+  readonly constrained: boolean
 }
 
 /** What a call needs to turn arguments into a request. */
 export interface RoutePlan {
   readonly tool: string
   readonly method: string
+  /** The route's path pattern, prefix included. */
+  readonly url: string
+  /** The route, as its config's ROUTE_TOOL key names it (lib/routes/inner-request.ts). */
+  readonly route: CollectedRoute
+  /** Whether the route has routing constraints (the router cannot be asked about its path beforehand). */
+  readonly constrained: boolean
   readonly path: PathPattern
   /** Which request part each argument goes to. */
   readonly parts: ReadonlyMap<string, RequestPart>
@@ -203,6 +211,9 @@ export function routeToolEntry (route: CollectedRoute, shared: SharedSchemas, ha
     const plan: RoutePlan = {
       tool: name,
       method: route.method,
+      url: route.url,
+      route,
+      constrained: route.constrained,
       path,
       parts,
       bodyArgument,
