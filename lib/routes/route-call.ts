@@ -107,7 +107,7 @@ export function createRouteCaller (fastify: FastifyInstance, settings: RouteCall
     }
     for (const param of plan.path.params) {
       // Checked before the call already; kept here so no caller of this function can skip it.
-      const bad = badPathValue(param, pathValues[param] ?? '')
+      const bad = badPathValue(plan.path, param, pathValues[param] ?? '')
       if (bad !== undefined) return toolError(`Invalid arguments for tool "${plan.tool}": ${bad}`)
     }
     // Identity and other headers the deployment chose to pass on; the arguments' own headers cannot override them.
