@@ -4,12 +4,17 @@
  * to make the URL of one call. Each value is percent-encoded, so it stays
  * inside its parameter: it can neither add a path segment nor a query. A
  * value that is `.` or `..` is refused: the URL parser would read it as a
- * step up and reach another route.
+ * step up and reach another route. In a segment holding several parameters
+ * (`:from-:to`) the router splits at the literal text between them, which
+ * percent-encoding does not hide (it decodes first): a value holding that
+ * text is refused, as it would move the split.
  */
 export interface PathPattern {
   /** Literal text and parameter names, in order. */
   readonly pieces: ReadonlyArray<{ literal: string } | { param: string }>
   readonly params: readonly string[]
+  /** For a parameter sharing its segment with another: the literal text of that segment, which its value may not hold. */
+  readonly separators: ReadonlyMap<string, readonly string[]>
 }
 
 /** `:name`, with an optional `(regex)`; `::` is a literal colon. */
@@ -35,12 +40,44 @@ export function parsePath (url: string): PathPattern {
   }
   literal += url.slice(at)
   if (literal !== '') pieces.push({ literal })
-  return { pieces, params }
+  return { pieces, params, separators: segmentSeparators(pieces) }
+}
+
+/** The literal text around the parameters of each segment that holds more than one. */
+function segmentSeparators (pieces: PathPattern['pieces']): Map<string, string[]> {
+  const out = new Map<string, string[]>()
+  let names: string[] = []
+  let texts: string[] = []
+  const close = (): void => {
+    if (names.length > 1) {
+      const kept = texts.filter((text) => text !== '')
+      for (const name of names) out.set(name, kept)
+    }
+    names = []
+    texts = []
+  }
+  for (const piece of pieces) {
+    if ('param' in piece) {
+      names.push(piece.param)
+      continue
+    }
+    // A literal may end one segment and start others: split at each "/".
+    const parts = piece.literal.split('/')
+    texts.push(parts[0] as string)
+    for (const part of parts.slice(1)) {
+      close()
+      texts.push(part)
+    }
+  }
+  close()
+  return out
 }
 
 /** Why a value cannot fill its parameter, or undefined when it can. */
-export function badPathValue (name: string, value: string): string | undefined {
+export function badPathValue (pattern: PathPattern, name: string, value: string): string | undefined {
   if (value === '') return `${name}: a path parameter cannot be empty`
+  const separator = pattern.separators.get(name)?.find((text) => value.includes(text))
+  if (separator !== undefined) return `${name}: cannot hold "${separator}", which separates the parameters of its path segment`
   if (name === '*') {
     if (value.split('/').some((segment) => segment === '.' || segment === '..')) return `${name}: "." and ".." segments are not allowed`
   } else if (value === '.' || value === '..') {

@@ -15,6 +15,7 @@
  */
 import { FST_MCP_INVALID_ROUTE_TOOL, FST_MCP_ROUTE_ARGUMENT_COLLISION } from '../errors.js'
 import { checkDefinition, checkListed, deepFreeze, isPlainObject, SCOPES } from '../definitions/plain.js'
+import { defaultsOptional } from '../definitions/listed-defaults.js'
 import { compiledTool, TOOL_NAME, type ToolEntry } from '../definitions/tools.js'
 import { Invalid, type Validator } from '../definitions/validation.js'
 import { Tool, type ToolAnnotations } from '../protocol/schemas.js'
@@ -31,12 +32,20 @@ export interface CollectedRoute {
   readonly url: string
   readonly schema: Record<string, unknown> | undefined
   readonly mcp: CheckedRouteTool
+  /** Whether the route has routing constraints (version, host, ...). */
+  readonly constrained: boolean
 }
 
 /** What a call needs to turn arguments into a request. */
 export interface RoutePlan {
   readonly tool: string
   readonly method: string
+  /** The route's path pattern, prefix included. */
+  readonly url: string
+  /** The route, as its config's ROUTE_TOOL key names it (lib/routes/inner-request.ts). */
+  readonly route: CollectedRoute
+  /** Whether the route has routing constraints (the router cannot be asked about its path beforehand). */
+  readonly constrained: boolean
   readonly path: PathPattern
   /** Which request part each argument goes to. */
   readonly parts: ReadonlyMap<string, RequestPart>
@@ -135,8 +144,15 @@ export function routeToolEntry (route: CollectedRoute, shared: SharedSchemas, ha
       const other = parts.get(key)
       if (other !== undefined) throw new FST_MCP_ROUTE_ARGUMENT_COLLISION(where, key, other, into)
       parts.set(key, into)
-      props[key] = value
-      if (isRequired) required.add(key)
+      if (into === 'params') {
+        // Always required: the URL cannot be made without it.
+        props[key] = value
+        required.add(key)
+        return
+      }
+      // A property with a `default` may be left out, at any depth: the route's validator (Fastify's Ajv, useDefaults) fills it in.
+      props[key] = defaultsOptional(value)
+      if (isRequired && !(isPlainObject(value) && Object.hasOwn(value, 'default'))) required.add(key)
     }
 
     // Path parameters: from the params schema, every one the path names (a string when the schema has none).
@@ -203,6 +219,9 @@ export function routeToolEntry (route: CollectedRoute, shared: SharedSchemas, ha
     const plan: RoutePlan = {
       tool: name,
       method: route.method,
+      url: route.url,
+      route,
+      constrained: route.constrained,
       path,
       parts,
       bodyArgument,
@@ -223,10 +242,14 @@ export function routeToolEntry (route: CollectedRoute, shared: SharedSchemas, ha
   }
 }
 
+/** A header field value: tab, visible ASCII, space and obs-text. */
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/
+
 /**
  * The only check made before the route runs: the arguments are an object,
- * every path parameter is there and fits its place, and no argument is
- * unknown (it would have no request part to go to). The route validates the rest.
+ * every path parameter is there and fits its place, header values are
+ * field values an HTTP client could send, and no argument is unknown (it
+ * would have no request part to go to). The route validates the rest.
  */
 function argumentCheck (plan: RoutePlan): Validator {
   const problems = (value: unknown): string[] => {
@@ -237,8 +260,15 @@ function argumentCheck (plan: RoutePlan): Validator {
       if (arg === undefined || arg === null) lines.push(`${param}: required property missing`)
       else if (typeof arg === 'object') lines.push(`${param}: expected a string, number or boolean`)
       else {
-        const bad = badPathValue(param, String(arg))
+        const bad = badPathValue(plan.path, param, String(arg))
         if (bad !== undefined) lines.push(bad)
+      }
+    }
+    for (const [key, part] of plan.parts) {
+      const arg = value[key]
+      // A header value an HTTP client could send (RFC 9110 field-value; Node's own check): no CR, LF, NUL or other control.
+      if (part === 'headers' && arg !== undefined && arg !== null && !FIELD_VALUE.test(typeof arg === 'string' ? arg : JSON.stringify(arg))) {
+        lines.push(`${key}: a header value cannot hold control characters (CR, LF, NUL, ...) or characters beyond U+00FF`)
       }
     }
     if (!plan.extrasToBody) {

@@ -12,6 +12,7 @@ import type { Catalog } from '../definitions/catalog.js'
 import type { ToolEntry } from '../definitions/tools.js'
 import type { ServedContexts } from '../hooks/hooked-decorator.js'
 import type { HandlerContext } from '../server-module/contract.js'
+import { installInnerRequestChecks, ROUTE_TOOL } from './inner-request.js'
 import { checkRouteTool, RESERVED_HEADERS } from './route-config.js'
 import { createRouteCaller, type RouteCallSettings } from './route-call.js'
 import { type CollectedRoute, routeToolEntry } from './route-tool.js'
@@ -69,6 +70,7 @@ const METHODS_NOT_TOOLS = new Set(['HEAD', 'OPTIONS'])
  * tool fails where it is declared.
  */
 export function installRouteTools (fastify: FastifyInstance, settings: RouteCallSettings | undefined, catalog: Catalog<ToolEntry> | undefined): void {
+  installInnerRequestChecks(fastify, settings !== undefined)
   const routes: Array<{ route: CollectedRoute, context: FastifyInstance }> = []
   fastify.addHook('onRoute', function (options: RouteOptions) {
     const config = options.config as { mcp?: unknown } | undefined
@@ -90,7 +92,11 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
     } else if (candidates.length > 1) {
       throw new FST_MCP_INVALID_ROUTE_TOOL(where, 'the route has several methods: name the one the tool calls with config.mcp.method')
     }
-    routes.push({ route: { method, url, schema: options.schema as Record<string, unknown> | undefined, mcp }, context: this })
+    const constraints = options.constraints as Record<string, unknown> | undefined
+    const route: CollectedRoute = { method, url, schema: options.schema as Record<string, unknown> | undefined, mcp, constrained: constraints !== undefined && Object.keys(constraints).length > 0 }
+    // The key its requests are checked against (lib/routes/inner-request.ts); the user's config object is left as it is.
+    options.config = { ...options.config, [ROUTE_TOOL]: route } as RouteOptions['config']
+    routes.push({ route, context: this })
   })
   if (settings === undefined || catalog === undefined) return
   const call = createRouteCaller(fastify, settings)
