@@ -43,11 +43,16 @@ export interface KnownNames {
   prompt (name: string): boolean
 }
 
-/** `value` cut to `max` UTF-16 units, without leaving half a surrogate pair at the end. */
+/**
+ * `value` cut to `max` UTF-16 units, without leaving half a surrogate pair at
+ * the end. The cut is copied: V8 keeps a slice as a view of the whole string,
+ * which a queued span would then hold.
+ */
 export function clip (value: string, max: number): string {
   if (value.length <= max) return value
   const code = value.charCodeAt(max - 1)
-  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
+  const cut = value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
+  return Buffer.from(cut, 'utf16le').toString('utf16le')
 }
 
 /** `name` when the server knows it (a name longer than any it could know is not even looked up). */

@@ -11,10 +11,11 @@
 import t, { type Test } from 'tap'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { SpanKind } from '@opentelemetry/api'
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base'
+import { BasicTracerProvider, BatchSpanProcessor, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base'
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics'
 import mcpCapabilities, { definePrompts, defineResources, defineTools } from '../../lib/index.js'
 import { META_VERSION, MODERN, modernMeta } from '../helpers/mcp-inject.js'
+import { MB, settledBytes } from './helpers.js'
 
 class TestReader extends MetricReader {
   constructor () { super({ aggregationTemporalitySelector: () => AggregationTemporality.CUMULATIVE }) }
@@ -140,4 +141,31 @@ t.test('random names, methods and versions keep the metric series few; a real to
   t.ok(points.some((p) => p.attributes['mcp.method.name'] === '_OTHER'), 'unknown methods share _OTHER')
   t.ok(points.some((p) => p.attributes['gen_ai.tool.name'] === 'echo' && p.attributes['mcp.protocol.version'] === '2025-11-25'), 'the real tool has its own series')
   t.notOk(points.some((p) => Object.keys(p.attributes).includes('otel.metric.overflow')))
+})
+
+t.test('queued spans of huge unknown names hold no copy of them (a clipped value is not a view of the whole)', async (t) => {
+  // An exporter that never answers and a long schedule: every span stays queued.
+  const silent: SpanExporter = { export () {}, shutdown: async () => {} }
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(silent, { scheduledDelayMillis: 3_600_000 })] })
+  const app = Fastify({ bodyLimit: 4 * MB })
+  // Not shut down: a flush would wait for the exporter that never answers.
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, {
+    serverInfo: { name: 'queued', version: '1.0.0' },
+    server: defineTools({ echo: { handler: () => ({ content: [{ type: 'text' as const, text: 'ok' }] }) } }),
+    limits: { bodyLimit: 4 * MB },
+    telemetry: { tracerProvider: provider }
+  })
+  await app.ready()
+  for (let i = 0; i < 20; i++) await legacy(app, 'tools/call', { name: 'echo', arguments: {} })
+  const before = await settledBytes()
+  const calls = 20
+  for (let i = 0; i < calls; i++) {
+    const name = String(i) + 'x'.repeat(MB)
+    await legacy(app, 'tools/call', { name, arguments: {} }, 'i' + name, 'v' + name)
+    await legacy(app, 'resources/read', { uri: 'mem://' + name })
+  }
+  const held = await settledBytes() - before
+  // Whole names would be over 20 x 2 x 4 MB; clipped copies are a few KiB a span.
+  t.ok(held < 8 * MB, `held ${(held / MB).toFixed(1)} MiB for ${2 * calls} queued spans`)
 })
