@@ -12,6 +12,7 @@
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import mcpCapabilities, { defineResources, defineTools, runAsTask } from '../lib/index.js'
+import { forgedCursorMemory } from './hostile-forged-cursors.js'
 import { spanQueueMemory } from './hostile-span-queue.js'
 
 const SIZE = Number(process.env.SIZE ?? 1_000_000)
@@ -102,3 +103,5 @@ await app.close()
 
 // Memory a client can pin in a stalled span queue (issue 36 item 4).
 await spanQueueMemory()
+// Memory a client can pin through list cursors (issue 36 item 6).
+await forgedCursorMemory()
