@@ -12,6 +12,8 @@
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import mcpCapabilities, { defineResources, defineTools, runAsTask } from '../lib/index.js'
+import { forgedCursorMemory } from './hostile-forged-cursors.js'
+import { spanQueueMemory } from './hostile-span-queue.js'
 
 const SIZE = Number(process.env.SIZE ?? 1_000_000)
 const FORMATS = ['email', 'date', 'time', 'date-time', 'uri', 'uri-reference', 'uuid', 'ipv4', 'ipv6', 'hostname', 'regex'] as const
@@ -98,3 +100,8 @@ for (const [what, method, params] of cases) {
 }
 console.log(`worst event-loop stall: ${worst.toFixed(0)} ms (parsing and answering a ${(SIZE / 1e6).toFixed(1)} MB body included)`)
 await app.close()
+
+// Memory a client can pin in a stalled span queue (issue 36 item 4).
+await spanQueueMemory()
+// Memory a client can pin through list cursors (issue 36 item 6).
+await forgedCursorMemory()

@@ -18,6 +18,7 @@ import { composeServer } from './definitions/compose.js'
 import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { createDecorator } from './endpoint/decorator.js'
 import { createDispatcher } from './endpoint/dispatcher.js'
+import { knownNames } from './endpoint/known-names.js'
 import { mountEndpoint } from './endpoint/http-routes.js'
 import { modernErrorStatus } from './endpoint/modern-era.js'
 import { openEndpointState } from './endpoint/state.js'
@@ -39,7 +40,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
-  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined)
+  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined, resolved.requestState.secret)
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 
@@ -59,7 +60,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/), before the hooks settle.
   installRouteTools(fastify, options.routes, composition.tools)
   // `@opentelemetry/api` with the `telemetry` option, when installed.
-  const telemetry = await McpTelemetry.load(options.telemetry)
+  const telemetry = await McpTelemetry.load(options.telemetry, knownNames(composition))
   // `fastify.mcp`, its addHook bound to each context; at ready the hooks are fixed (a route-backed tool's calls get
   // its route context's) and, with the telemetry, settle what runs around operations.
   const getter = hookedDecorator(fastify, createDecorator(state, path, auth), toolContexts(composition.tools), (select) => {

@@ -17,13 +17,16 @@
  * page starts after it. Items added between pages come on a later page,
  * removed ones are simply gone: no item is skipped or repeated. A page is
  * found from its cursor by binary search, so its cost does not grow with the
- * catalogue.
+ * catalogue. Cursors are sealed (cursor-seal.ts): only one this catalogue's
+ * seal issued names a page, so a client cannot make the server prepare
+ * pages of its choosing, and the pages kept are bounded in bytes.
  */
 import { firstNotBefore } from '../common/binary-search.js'
 import { FST_MCP_DUPLICATE_DEFINITION } from '../errors.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { presetJson, presetJsonBytes } from '../response/frozen-json.js'
 import { type ListedEntry, Segment, SEGMENT_SIZE, type Slot } from './catalog-segment.js'
+import { CursorSeal } from './cursor-seal.js'
 
 export interface CatalogEntry extends ListedEntry {
   readonly name: string
@@ -42,13 +45,23 @@ export interface CatalogEntry extends ListedEntry {
 interface ViewState<E> {
   list: object | undefined
   enabled: readonly E[] | undefined
-  /** Pages by the sequence number they start after (0: the first). */
-  readonly pages: Map<number, object>
+  /** Pages by the sequence number they start after (0: the first), oldest first. */
+  readonly pages: Map<number, KeptPage>
+  /** What the kept pages hold, estimated in bytes. */
+  pageBytes: number
 }
 
-/** Pages kept per view and version (a client paging through 10,000 tools at 100 per page needs 100). */
-const MAX_KEPT_PAGES = 1024
-const MAX_CURSOR_LENGTH = 64
+interface KeptPage {
+  readonly page: object
+  readonly bytes: number
+}
+
+/**
+ * Prepared pages kept per view and version, in bytes: a client paging
+ * through 10,000 tools of 1 KiB needs ~10 MiB; a page larger than this alone
+ * is made for each request instead of kept.
+ */
+export const MAX_KEPT_PAGE_BYTES = 16 * 1024 * 1024
 const COMMA = Buffer.from(',')
 const CLOSE = Buffer.from(']}')
 /** `{"tools":[` and the like, per view name. */
@@ -64,9 +77,12 @@ export class Catalog<E extends CatalogEntry> {
   #seq = 0
   #version = 0
   readonly #views = new Map<string, ViewState<E>>()
+  readonly #seal: CursorSeal
 
-  constructor (kind: string) {
+  /** `seal`: what cursors are sealed with (by default a key of this process: cursors open only here). */
+  constructor (kind: string, seal: CursorSeal = new CursorSeal()) {
     this.kind = kind
+    this.#seal = seal
   }
 
   /** Bumped by every change; anything derived from the catalogue is rebuilt when it moves. */
@@ -197,13 +213,21 @@ export class Catalog<E extends CatalogEntry> {
    * did not make for this view answers -32602.
    */
   page (view: string, cursor: unknown, size: number): object {
-    const after = cursor === undefined ? 0 : decodeCursor(cursor, view)
+    const after = cursor === undefined ? 0 : this.#seal.open(cursor, view)
+    if (after === undefined) throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown cursor (start again without one)')
     const state = this.#state(view)
-    let page = state.pages.get(after)
-    if (page === undefined) {
-      page = this.#page(view, after, size)
-      if (state.pages.size >= MAX_KEPT_PAGES) state.pages.clear()
-      state.pages.set(after, page)
+    const kept = state.pages.get(after)
+    if (kept !== undefined) return kept.page
+    const [page, bytes] = this.#page(view, after, size)
+    if (bytes <= MAX_KEPT_PAGE_BYTES) {
+      // The oldest pages make room (a Map iterates in insertion order).
+      for (const [seq, old] of state.pages) {
+        if (state.pageBytes + bytes <= MAX_KEPT_PAGE_BYTES) break
+        state.pages.delete(seq)
+        state.pageBytes -= old.bytes
+      }
+      state.pages.set(after, { page, bytes })
+      state.pageBytes += bytes
     }
     return page
   }
@@ -230,7 +254,7 @@ export class Catalog<E extends CatalogEntry> {
   #state (view: string): ViewState<E> {
     let state = this.#views.get(view)
     if (state === undefined) {
-      state = { list: undefined, enabled: undefined, pages: new Map() }
+      state = { list: undefined, enabled: undefined, pages: new Map(), pageBytes: 0 }
       this.#views.set(view, state)
     }
     return state
@@ -266,8 +290,8 @@ export class Catalog<E extends CatalogEntry> {
     return presetJsonBytes({ [view]: items }, [open, ...parts, CLOSE])
   }
 
-  /** At most `size` items after sequence number `after`, found by binary search, then walked forward. */
-  #page (view: string, after: number, size: number): object {
+  /** At most `size` items after sequence number `after`, found by binary search, then walked forward; with its size in bytes. */
+  #page (view: string, after: number, size: number): [object, number] {
     const items: object[] = []
     const texts: string[] = []
     let lastSeq = 0
@@ -288,11 +312,14 @@ export class Catalog<E extends CatalogEntry> {
     const result: Record<string, unknown> = { [view]: items }
     let json = '{' + JSON.stringify(view) + ':[' + texts.join(',') + ']'
     if (more) {
-      const nextCursor = encodeCursor(view, lastSeq)
+      const nextCursor = this.#seal.seal(view, lastSeq)
       result.nextCursor = nextCursor
       json += ',"nextCursor":' + JSON.stringify(nextCursor)
     }
-    return presetJson(result, json + '}')
+    json += '}'
+    // The text (two bytes a character unless all Latin-1, as V8 keeps it), the items' references, the objects.
+    const bytes = json.length * (BEYOND_LATIN1.test(json) ? 2 : 1) + items.length * 8 + 256
+    return [presetJson(result, json), bytes]
   }
 }
 
@@ -301,18 +328,4 @@ function upperBound (seqs: readonly number[], seq: number): number {
   return firstNotBefore(seqs.length, (i) => (seqs[i] as number) <= seq)
 }
 
-/** Opaque to clients: the view and the last sequence number served, base64url. */
-export function encodeCursor (view: string, seq: number): string {
-  return Buffer.from(view + ':' + seq, 'latin1').toString('base64url')
-}
-
-const CURSOR_TEXT = /^([A-Za-z]+):([1-9][0-9]{0,14})$/
-
-function decodeCursor (cursor: unknown, view: string): number {
-  if (typeof cursor === 'string' && cursor.length <= MAX_CURSOR_LENGTH) {
-    const match = CURSOR_TEXT.exec(Buffer.from(cursor, 'base64url').toString('latin1'))
-    // Only the exact text this catalogue makes (base64url has several spellings of some bytes).
-    if (match !== null && match[1] === view && encodeCursor(view, Number(match[2])) === cursor) return Number(match[2])
-  }
-  throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown cursor (start again without one)')
-}
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/

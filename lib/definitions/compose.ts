@@ -19,6 +19,7 @@ import type { CompleteParams } from '../protocol/schemas.js'
 import { REQUIRED_SCOPES } from '../server-module/scopes.js'
 import { OFFERED_EXTENSIONS } from '../server-module/capabilities.js'
 import { Catalog } from './catalog.js'
+import { CursorSeal } from './cursor-seal.js'
 import { createComplete } from './completion.js'
 import { type DefinitionGroup, groupsOf, isGroupHandler } from './groups.js'
 import { type PromptEntry, promptHandlers } from './prompts.js'
@@ -48,23 +49,28 @@ function rawHandler (server: object, name: string): AnyHandler | undefined {
   return bound
 }
 
-function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: DefinitionGroup[], kind: DefinitionGroup['kind'], noun: string): Catalog<E> | undefined {
+function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: DefinitionGroup[], kind: DefinitionGroup['kind'], noun: string, seal: CursorSeal): Catalog<E> | undefined {
   const own = groups.filter((g) => g.kind === kind)
   if (own.length === 0) return undefined
-  const catalog = new Catalog<E>(noun)
+  const catalog = new Catalog<E>(noun, seal)
   for (const group of own) {
     for (const entry of group.entries) catalog.add(entry as E)
   }
   return catalog
 }
 
-/** `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready). */
-export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false): Composition {
+/**
+ * `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready).
+ * `cursorSecrets`: what list cursors are sealed with (the deployment's `requestState.secret`), so a cursor one
+ * instance issued opens on the others; without, a random key of this process.
+ */
+export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false, cursorSecrets?: readonly Buffer[]): Composition {
   const groups = groupsOf(server)
   if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
-  const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool') ?? (withTools ? new Catalog<ToolEntry>('tool') : undefined)
-  const prompts = catalogOf<PromptEntry>(groups, 'prompts', 'prompt')
-  const resources = catalogOf<ResourceEntry>(groups, 'resources', 'resource')
+  const seal = new CursorSeal(cursorSecrets)
+  const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool', seal) ?? (withTools ? new Catalog<ToolEntry>('tool', seal) : undefined)
+  const prompts = catalogOf<PromptEntry>(groups, 'prompts', 'prompt', seal)
+  const resources = catalogOf<ResourceEntry>(groups, 'resources', 'resource', seal)
 
   // The module's own handlers first (bound), then the catalogues' over the names they serve.
   const module: Record<string, unknown> = {}

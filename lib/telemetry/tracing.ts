@@ -5,6 +5,14 @@
  * stays an attribute, as the conventions advise against high-cardinality
  * names), and the `mcp.server.operation.duration` histogram in seconds.
  *
+ * What a client sends is hostile: a span name is made only of names the
+ * server knows (a method of the protocol, a defined tool or prompt; the bare
+ * method otherwise), every value the client chose is clipped before it
+ * becomes a span attribute, and a metric label takes its value from a
+ * bounded set (known methods, else `_OTHER`; defined names and supported
+ * versions, else absent), so neither a queued span nor the metric series
+ * grow with what clients send.
+ *
  * `@opentelemetry/api` is an optional peer dependency, loaded once at
  * registration. Each request asks the API whether a tracer or meter
  * provider is registered (two reads of its globals): with neither, nothing
@@ -18,7 +26,39 @@ const SCOPE_NAME = 'fastify-mcp-capabilities'
 const SCOPE_VERSION = '0.1.0'
 /** The conventions' advised buckets for `mcp.server.operation.duration`, in seconds. */
 const DURATION_BUCKETS = Object.freeze([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
+/** The conventions' value for a method outside the known set (as `http.request.method` has it). */
+export const OTHER = '_OTHER'
+/** A tool name has at most 128 characters by the specification; prompt names get the same bound. */
+export const MAX_NAME_CHARS = 128
+/** Longest resource URI kept on a span: enough to tell URIs apart, not a copy of whatever was sent. */
+export const MAX_URI_CHARS = 1024
+/** Longest request id and protocol version kept on a span (a version is 10 characters). */
+export const MAX_TOKEN_CHARS = 128
 
+/** What the server knows by name: the only values span names and metric labels are made of. */
+export interface KnownNames {
+  method (method: string): boolean
+  version (version: string): boolean
+  tool (name: string): boolean
+  prompt (name: string): boolean
+}
+
+/**
+ * `value` cut to `max` UTF-16 units, without leaving half a surrogate pair at
+ * the end. The cut is copied: V8 keeps a slice as a view of the whole string,
+ * which a queued span would then hold.
+ */
+export function clip (value: string, max: number): string {
+  if (value.length <= max) return value
+  const code = value.charCodeAt(max - 1)
+  const cut = value.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max)
+  return Buffer.from(cut, 'utf16le').toString('utf16le')
+}
+
+/** `name` when the server knows it (a name longer than any it could know is not even looked up). */
+function knownName (name: string | undefined, known: (name: string) => boolean): string | undefined {
+  return name !== undefined && name.length <= MAX_NAME_CHARS && known(name) ? name : undefined
+}
 
 /** What one request's span and measurement start from. */
 export interface RequestTraceStart {
@@ -42,6 +82,7 @@ export interface RequestTrace {
 export class McpTelemetry {
   readonly #api: typeof Otel
   readonly #options: TelemetryOptions
+  readonly #known: KnownNames
   #tracerSource: unknown = undefined
   #tracer: Otel.Tracer | undefined = undefined
   #meterSource: unknown = undefined
@@ -49,16 +90,17 @@ export class McpTelemetry {
   readonly #noopTracerProvider: Otel.TracerProvider
   readonly #noopMeter: Otel.Meter
 
-  constructor (api: typeof Otel, options: TelemetryOptions) {
+  constructor (api: typeof Otel, options: TelemetryOptions, known: KnownNames) {
     this.#api = api
     this.#options = options
+    this.#known = known
     // A fresh proxy's delegate is the API's no-op provider: what "none registered" looks like.
     this.#noopTracerProvider = new api.ProxyTracerProvider().getDelegate()
     this.#noopMeter = api.createNoopMeter()
   }
 
   /** With the `telemetry` option, loads `@opentelemetry/api` when installed; undefined without either. */
-  static async load (options: TelemetryOptions | undefined): Promise<McpTelemetry | undefined> {
+  static async load (options: TelemetryOptions | undefined, known: KnownNames): Promise<McpTelemetry | undefined> {
     if (options === undefined) return undefined
     let api: typeof Otel
     try {
@@ -66,7 +108,7 @@ export class McpTelemetry {
     } catch {
       return undefined
     }
-    return new McpTelemetry(api, options)
+    return new McpTelemetry(api, options, known)
   }
 
   #currentTracer (): Otel.Tracer | undefined {
@@ -108,13 +150,16 @@ export class McpTelemetry {
     if (tracer === undefined && histogram === undefined) return undefined
     const api = this.#api
     const started = performance.now()
-    const attributes: Otel.Attributes = { 'mcp.method.name': info.method }
-    if (info.toolName !== undefined) {
-      attributes['gen_ai.tool.name'] = info.toolName
-      attributes['gen_ai.operation.name'] = 'execute_tool'
-    }
-    if (info.promptName !== undefined) attributes['gen_ai.prompt.name'] = info.promptName
-    if (info.protocolVersion !== undefined) attributes['mcp.protocol.version'] = info.protocolVersion
+    const known = this.#known
+    const method = known.method(info.method) ? info.method : OTHER
+    const tool = knownName(info.toolName, known.tool)
+    const prompt = knownName(info.promptName, known.prompt)
+    // Metric labels: bounded sets only (every distinct value is a series kept for the process's life).
+    const attributes: Otel.Attributes = { 'mcp.method.name': method }
+    if (tool !== undefined) attributes['gen_ai.tool.name'] = tool
+    if (method === 'tools/call') attributes['gen_ai.operation.name'] = 'execute_tool'
+    if (prompt !== undefined) attributes['gen_ai.prompt.name'] = prompt
+    if (info.protocolVersion !== undefined && known.version(info.protocolVersion)) attributes['mcp.protocol.version'] = info.protocolVersion
     attributes['network.protocol.name'] = 'http'
     attributes['network.transport'] = 'tcp'
 
@@ -123,10 +168,14 @@ export class McpTelemetry {
     if (tracer !== undefined) {
       const active = api.context.active()
       const parent = hasTraceContext(info.meta) ? extractTraceContext(api, active, info.meta) : active
-      const target = info.toolName ?? info.promptName
-      const spanAttributes: Otel.Attributes = { ...attributes, 'jsonrpc.request.id': String(info.id) }
-      if (info.resourceUri !== undefined) spanAttributes['mcp.resource.uri'] = info.resourceUri
-      span = tracer.startSpan(target === undefined ? info.method : `${info.method} ${target}`, { kind: api.SpanKind.SERVER, attributes: spanAttributes }, parent)
+      const target = tool ?? prompt
+      // Span attributes may say what the client sent, clipped: an unknown name still helps whoever reads the trace.
+      const spanAttributes: Otel.Attributes = { ...attributes, 'jsonrpc.request.id': clip(String(info.id), MAX_TOKEN_CHARS) }
+      if (info.toolName !== undefined) spanAttributes['gen_ai.tool.name'] = clip(info.toolName, MAX_NAME_CHARS)
+      if (info.promptName !== undefined) spanAttributes['gen_ai.prompt.name'] = clip(info.promptName, MAX_NAME_CHARS)
+      if (info.protocolVersion !== undefined) spanAttributes['mcp.protocol.version'] = clip(info.protocolVersion, MAX_TOKEN_CHARS)
+      if (info.resourceUri !== undefined) spanAttributes['mcp.resource.uri'] = clip(info.resourceUri, MAX_URI_CHARS)
+      span = tracer.startSpan(target === undefined ? method : `${method} ${target}`, { kind: api.SpanKind.SERVER, attributes: spanAttributes }, parent)
       context = api.trace.setSpan(parent, span)
     }
     return {

@@ -2,12 +2,13 @@
  * The official SDK client pages through a large catalogue served with
  * `listPageSize`, in both eras: every tool arrives once, in order, and a
  * cursor the server never made is refused with -32602. (The by-hand walk
- * starts from a cursor written as the server writes them, which the test may
- * know: to clients it is opaque.)
+ * starts from the first page's cursor, read in process: the official client
+ * walks every page itself when given none.)
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import t from 'tap'
 import { defineTools, type ToolDefinition } from '../../lib/index.js'
+import { injectClient } from '../../lib/testing/index.js'
 import { startApp } from '../streams/helpers.js'
 
 const COUNT = 2500
@@ -29,7 +30,7 @@ for (const version of ['2026-07-28', '2025-11-25'] as const) {
     t.equal(all.tools[7]?.description, 'Tool number 7')
     // With a cursor it returns one page: walk from the second page on by hand.
     const names = all.tools.slice(0, PAGE).map((tool) => tool.name)
-    let cursor: string | undefined = Buffer.from(`tools:${PAGE}`).toString('base64url')
+    let cursor: string | undefined = (await injectClient(app).listTools()).nextCursor
     let pages = 1
     while (cursor !== undefined) {
       const page = await client.listTools({ cursor })
@@ -41,5 +42,6 @@ for (const version of ['2026-07-28', '2025-11-25'] as const) {
     t.equal(pages, COUNT / PAGE)
     t.strictSame(names, Object.keys(tools), 'the same by hand')
     await t.rejects(client.listTools({ cursor: 'not-a-cursor' }), { code: -32602 })
+    await t.rejects(client.listTools({ cursor: Buffer.from(`tools:${PAGE}`).toString('base64url') }), { code: -32602 }, 'a cursor naming a page, but not sealed by the server')
   })
 }
