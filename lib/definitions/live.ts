@@ -155,4 +155,3 @@ export function createLiveCatalogs (composition: Composition, hooks: LiveHooks):
     apply
   }
 }
-

@@ -172,7 +172,6 @@ function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
   return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
-
 function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
   function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {

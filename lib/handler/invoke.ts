@@ -42,7 +42,6 @@ export function errorOf (outcome: FailedOutcome): { code: number, message: strin
 /** A step on a list method's outcome for one request: authorization's `filterLists`, the MCP Apps view. */
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
-
 const TARGET_KINDS: Readonly<Partial<Record<ModuleMethod['handler'], string>>> = { callTool: 'tool', getPrompt: 'prompt', readResource: 'resource' }
 
 /**

@@ -19,7 +19,6 @@ const SCOPE_VERSION = '0.1.0'
 /** The conventions' advised buckets for `mcp.server.operation.duration`, in seconds. */
 const DURATION_BUCKETS = Object.freeze([0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300])
 
-
 /** What one request's span and measurement start from. */
 export interface RequestTraceStart {
   readonly method: string
