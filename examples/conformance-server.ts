@@ -33,7 +33,6 @@ export const SILENT_WAV = silentWav(80)
 
 const NO_ARGS = Object.freeze({ type: 'object', properties: {} })
 
-
 interface Content { type: string, [key: string]: unknown }
 interface ToolResult { content: Content[], isError?: boolean }
 interface CallToolParams { name?: unknown, arguments?: Record<string, unknown>, _meta?: Record<string, unknown>, requestState?: unknown }

@@ -80,7 +80,7 @@ export type PerRequest<T> = T | ((request: FastifyRequest) => T)
 
 /** `serverInfo`: the wire `Implementation` (name, version, title, description, icons, websiteUrl). */
 export type ServerInfo = Implementation
-export type { CacheScope, Icon }
+export type { CacheScope }
 
 /** `tasks`: settings of the tasks extension (`tasks: true` takes every default). */
 export interface TaskOptions {
@@ -425,7 +425,6 @@ const OPTIONS = group({
 /** The checked options with every default filled in, in the same tree as given. */
 export type ResolvedOptions = SpecValue<typeof OPTIONS>
 export type ResolvedCacheHints = SpecValue<typeof CACHE_HINT>
-export type ResolvedTaskOptions = NonNullable<ResolvedOptions['tasks']>
 
 /** Validates and normalises the options; throws a coded error naming the path of the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {

@@ -61,7 +61,11 @@ export interface AuthorizationOptions {
   verifyAccessToken?: AccessTokenVerifier
   /** Settings of the built-in JWT verification. */
   jwt?: JwtOptions
-  /** Verified tokens kept (never past their expiry); `false` verifies every request. Default on: `{ maxEntries: 1000, maxTtlMs: 300000 }`. */
+  /**
+   * Verified tokens kept (never past their expiry); `false` verifies every request. Default: on for the
+   * built-in JWT verification (`{ maxEntries: 1000, maxTtlMs: 300000 }`), off for your own `verifyAccessToken`
+   * (it is handed the request; turn the cache on when its answer depends on the token alone).
+   */
   tokenCache?: boolean | { maxEntries?: number, maxTtlMs?: number }
   /** List results (tools, prompts, resources) show a caller only what their scopes let them use; default `false`. */
   filterLists?: boolean
@@ -88,7 +92,7 @@ export interface ResolvedAuthorization {
   methodScopes: ReadonlyMap<string, readonly string[]>
   impliedScopes: ReadonlyMap<string, readonly string[]>
   verifier: ResolvedVerifier
-  tokenCache: { maxEntries: number, maxTtlMs: number }
+  tokenCache: TokenCacheSettings
   filterLists: boolean
   exposeToken: boolean
   serveMetadata: boolean
@@ -183,6 +187,16 @@ function audiencesOf (resource: string): string[] {
   return [...new Set([resource, bare, bare + '/'])]
 }
 
+interface TokenCacheSettings { maxEntries: number, maxTtlMs: number }
+
+const TOKEN_CACHE = toggle(group({
+  maxEntries: integer({ min: 1, default: DEFAULT_TOKEN_CACHE_ENTRIES }),
+  maxTtlMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_TOKEN_CACHE_TTL_MS })
+}), true)
+
+/** `tokenCache: false`: nothing is kept. */
+const NO_TOKEN_CACHE: TokenCacheSettings = Object.freeze({ maxEntries: 0, maxTtlMs: 0 })
+
 /** Checks the `authorization` option (absent: the endpoint is open). */
 export const AUTHORIZATION = group({
   resource: RESOURCE,
@@ -193,10 +207,8 @@ export const AUTHORIZATION = group({
   impliedScopes: SCOPE_MAP,
   verifyAccessToken: func<AccessTokenVerifier>('a function (token, request) returning the token\'s facts, or null for an invalid token'),
   jwt: maybe(JWT),
-  tokenCache: toggle(group({
-    maxEntries: integer({ min: 1, default: DEFAULT_TOKEN_CACHE_ENTRIES }),
-    maxTtlMs: integer({ min: 1, unit: 'milliseconds', default: DEFAULT_TOKEN_CACHE_TTL_MS })
-  }), true),
+  // Absent stays undefined: the default depends on the verifier.
+  tokenCache: maybe(custom(TOKEN_CACHE.expects, (value, at) => TOKEN_CACHE.read(value, at) ?? NO_TOKEN_CACHE)),
   filterLists: boolean({ default: false }),
   exposeToken: boolean({ default: false }),
   serveMetadata: boolean({ default: true }),
@@ -218,8 +230,9 @@ export const AUTHORIZATION = group({
       verifier: verifyAccessToken !== undefined
         ? { kind: 'custom' as const, verify: verifyAccessToken }
         : { kind: 'jwt' as const, settings: jwtSettings(jwt ?? JWT.read(undefined, at.key('jwt')), servers, resource, at) },
-      // Off: nothing is kept.
-      tokenCache: tokenCache ?? { maxEntries: 0, maxTtlMs: 0 }
+      // A custom verifier is handed the request, so its answer may depend on more than the token:
+      // nothing is kept unless asked for. The built-in JWT verification looks at the token alone.
+      tokenCache: tokenCache ?? (verifyAccessToken !== undefined ? NO_TOKEN_CACHE : TOKEN_CACHE.read(true, at.key('tokenCache')) as TokenCacheSettings)
     })
   }
 })

@@ -16,7 +16,7 @@ import { discoverJwksUri } from './issuer-metadata.js'
 import type { JwtSettings } from './jwt-settings.js'
 import { boundedFetch, MAX_KEY_SET_BYTES } from './bounded-fetch.js'
 
-export { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-settings.js'
+export type { JwtSettings } from './jwt-settings.js'
 
 type Jose = typeof import('jose')
 type RemoteKeySet = ReturnType<Jose['createRemoteJWKSet']>

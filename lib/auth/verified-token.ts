@@ -59,6 +59,11 @@ export function principalOf (issuer: string | undefined, subject: string | undef
   return undefined
 }
 
+/** Whether `caller` is a principal `principalOf` made (a verified token named it), not a digest of a header nor `anonymous`. */
+export function isPrincipal (caller: string): boolean {
+  return caller.startsWith('sub ') || caller.startsWith('client ')
+}
+
 /** The granted scopes with everything they imply (transitively), e.g. `notes:admin` → `notes:write`. */
 export function expandScopes (granted: Iterable<string>, implied: ReadonlyMap<string, readonly string[]>): Set<string> {
   const out = new Set<string>()

@@ -1,9 +1,8 @@
 /**
- * Reading a Server-Sent Events body (text/event-stream), as the SSE
- * specification's parsing rules describe: lines end with CRLF, LF or CR;
- * `data:` lines of one event are joined with "\n"; a blank line dispatches
- * the event; lines starting with ":" are comments (keep-alives).
+ * Reading a Server-Sent Events body (text/event-stream) into events, with a
+ * bound on the bytes read.
  */
+import { createParser } from 'eventsource-parser'
 
 export interface SseEvent {
   event: string
@@ -17,71 +16,36 @@ export class SseTooLargeError extends Error {
 }
 
 /**
- * The events of a stream, in order. An event still open when the stream
- * ends is dispatched too (the SSE spec drops it; servers that close right
- * after their last `data:` line are common enough to be lenient here).
+ * The events of a stream, in order, as `eventsource-parser` (the parser of the
+ * official SDK's client) reads them. An event still open when the stream ends
+ * is dispatched too (the SSE spec drops it; servers that close right after
+ * their last `data:` line are common enough to be lenient here).
  */
 export async function * sseEvents (body: ReadableStream<Uint8Array>, maxBytes = Infinity): AsyncGenerator<SseEvent> {
   const reader = body.getReader()
   const decoder = new TextDecoder()
-  let buffer = ''
-  let received = 0
-  let event = ''
-  let data: string[] = []
-  let id: string | null = null
-  let pendingCr = false
-
-  // One parsed line; returns an event when a blank line dispatches one.
-  const line = (text: string): SseEvent | null => {
-    if (text === '') {
-      const out = data.length > 0 ? { event: event === '' ? 'message' : event, data: data.join('\n'), id } : null
-      event = ''
-      data = []
-      return out
+  const parsed: SseEvent[] = []
+  // The parser reports each event's own `id:`; the spec's last event ID carries over to later events.
+  let lastId: string | null = null
+  const parser = createParser({
+    onEvent ({ event, data, id }) {
+      if (id !== undefined) lastId = id
+      parsed.push({ event: event ?? 'message', data, id: lastId })
     }
-    if (text.startsWith(':')) return null
-    const colon = text.indexOf(':')
-    const field = colon === -1 ? text : text.slice(0, colon)
-    let value = colon === -1 ? '' : text.slice(colon + 1)
-    if (value.startsWith(' ')) value = value.slice(1)
-    if (field === 'data') data.push(value)
-    else if (field === 'event') event = value
-    else if (field === 'id' && !value.includes('\0')) id = value
-    return null
-  }
-
+  })
+  let received = 0
   try {
     for (;;) {
       const { done, value } = await reader.read()
       if (done) break
       received += value.byteLength
       if (received > maxBytes) throw new SseTooLargeError(`event stream larger than ${maxBytes} bytes`)
-      buffer += decoder.decode(value, { stream: true })
-      let start = 0
-      for (let i = 0; i < buffer.length; i++) {
-        const c = buffer.charCodeAt(i)
-        if (c === 10 && pendingCr) { // the LF of a CRLF already ended the line
-          pendingCr = false
-          start = i + 1
-          continue
-        }
-        pendingCr = false
-        if (c === 10 || c === 13) {
-          pendingCr = c === 13
-          const out = line(buffer.slice(start, i))
-          start = i + 1
-          if (out !== null) yield out
-        }
-      }
-      buffer = buffer.slice(start)
+      parser.feed(decoder.decode(value, { stream: true }))
+      yield * parsed.splice(0)
     }
-    buffer += decoder.decode()
-    if (buffer !== '') {
-      const out = line(buffer)
-      if (out !== null) yield out
-    }
-    const last = line('')
-    if (last !== null) yield last
+    // End the last line and dispatch what is still open.
+    parser.feed(decoder.decode() + '\n\n')
+    yield * parsed.splice(0)
   } finally {
     // Stop the transfer when the caller stops reading (it found its response).
     reader.cancel().catch(() => {})

@@ -19,9 +19,9 @@ import type { DefinitionChange, ListName } from '../parts/event-bus.js'
 import type { Catalog, CatalogEntry } from './catalog.js'
 import type { Composition } from './compose.js'
 import { callerOrigin } from './groups.js'
-import { compilePromptEntry, type PromptDefinition, type PromptEntry } from './prompts.js'
-import { compileResourceEntry, type ResourceDefinition, type ResourceEntry } from './resources.js'
-import { compileToolEntry, type ToolDefinition, type ToolEntry } from './tools.js'
+import { compilePromptEntry, type PromptDefinition } from './prompts.js'
+import { compileResourceEntry, type ResourceDefinition } from './resources.js'
+import { compileToolEntry, type ToolDefinition } from './tools.js'
 import type { Checked } from './schema-types.js'
 
 /** What every kind's runtime handle offers. */
@@ -155,5 +155,3 @@ export function createLiveCatalogs (composition: Composition, hooks: LiveHooks):
     apply
   }
 }
-
-export type { ToolEntry, PromptEntry, ResourceEntry }

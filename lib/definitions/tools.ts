@@ -274,8 +274,10 @@ export function defineTools<
   const defined = {} as DefinedTools
   Object.defineProperties(defined, {
     listTools: { value: (params?: JsonObject, ctx?: HandlerContext) => handlers().listTools(params, ctx) },
-    callTool: { value: withRequiredScopes((params: CallToolParams, ctx: HandlerContext) => handlers().callTool(params, ctx),
-      entries.some((e) => e.scopes !== undefined) ? (params) => requirementOf(handlers().callTool)(params) : undefined) }
+    callTool: {
+      value: withRequiredScopes((params: CallToolParams, ctx: HandlerContext) => handlers().callTool(params, ctx),
+        entries.some((e) => e.scopes !== undefined) ? (params) => requirementOf(handlers().callTool)(params) : undefined)
+    }
   })
   return attachGroup(defined, { kind: 'tools', entries, origin })
 }

@@ -166,11 +166,3 @@ export function parseUriTemplate (template: string, where: string): UriTemplate 
     }
   })
 }
-
-/** Expands a template with string values (percent-encoding what is not unreserved), as RFC 6570 simple expansion does. */
-export function expandUriTemplate (template: string, values: Readonly<Record<string, string>>): string {
-  return template.replace(EXPRESSION, (_whole, name: string) => {
-    const value = values[name] ?? ''
-    return encodeURIComponent(value).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-  })
-}

@@ -13,7 +13,6 @@ import { MODERN_VERSIONS } from '../protocol/versions.js'
 import { SERVER_INFO_META } from '../protocol/meta.js'
 import { BoundedMemo } from '../common/bounded-memo.js'
 
-
 /** Distinct (ttlMs, cacheScope) pairs whose discover result is kept prepared. */
 const MAX_PREPARED_HINT_PAIRS = 64
 

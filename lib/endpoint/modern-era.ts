@@ -35,7 +35,6 @@ import { createListenResponder } from '../streams/subscriptions.js'
 import { declaresTasks, type TaskService } from '../tasks/service.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
 
-
 /** HTTP status of a modern JSON-RPC error (the transport fixes these; others ride on 200). */
 export function modernErrorStatus (code: number): number {
   switch (code) {

@@ -168,7 +168,6 @@ function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
   return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
-
 function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
   function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
@@ -252,7 +251,11 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     const { operation, hooks } = scope
     if (operation === undefined || hooks === undefined) {
       // Traced, without hooks: only how it ended is noted.
-      return whenSettled(invoke(entry, params, ctx), (o) => o.ok ? note(o, scope) : (scope.errorType = String(o.code), o))
+      return whenSettled(invoke(entry, params, ctx), (o) => {
+        if (o.ok) return note(o, scope)
+        scope.errorType = String(o.code)
+        return o
+      })
     }
     let outcome: MaybePromise<Outcome>
     // Work this call runs as a task passes onResult and onError when it ends (lib/tasks/service.ts takes the step).

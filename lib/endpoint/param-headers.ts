@@ -32,7 +32,6 @@ import type { HandlerContext, JsonObject, AnyServerModule } from '../server-modu
 import { describe, quote } from '../protocol/describe.js'
 import { listedToolLookup, type ListedToolLookup } from '../server-module/listed-tool.js'
 
-
 const HEADER_PREFIX = 'mcp-param-'
 /** RFC 9110 token (`1*tchar`). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/

@@ -91,29 +91,29 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
   try {
     await parts.open((event) => {
-    switch (event.type) {
-      case 'listChanged':
-        subscriptions.notifyListChanged(event.list)
-        break
-      case 'resourceUpdated':
-        subscriptions.notifyResourceUpdated(event.uri)
-        break
-      case 'taskStatus':
-        subscriptions.notifyTaskStatus(event.owner, event.task)
-        break
-      case 'definitionChanged':
-        if (event.id !== undefined && changes.isOwn(event.id)) break
-        live.apply(event.list, event.name, event.change)
-        // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
-        if (event.id !== undefined) changes.confirm(event.id)
-        break
-      case 'definitionApplied':
-        changes.confirmed(event)
-        break
-      case 'logLevel':
-        legacyLogLevel.heard(event)
-        break
-    }
+      switch (event.type) {
+        case 'listChanged':
+          subscriptions.notifyListChanged(event.list)
+          break
+        case 'resourceUpdated':
+          subscriptions.notifyResourceUpdated(event.uri)
+          break
+        case 'taskStatus':
+          subscriptions.notifyTaskStatus(event.owner, event.task)
+          break
+        case 'definitionChanged':
+          if (event.id !== undefined && changes.isOwn(event.id)) break
+          live.apply(event.list, event.name, event.change)
+          // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
+          if (event.id !== undefined) changes.confirm(event.id)
+          break
+        case 'definitionApplied':
+          changes.confirmed(event)
+          break
+        case 'logLevel':
+          legacyLogLevel.heard(event)
+          break
+      }
     }, (answer, caller) => pending.settle(answer, caller), () => {
       // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
       const sent = subscriptions.notifyAllMayHaveChanged()

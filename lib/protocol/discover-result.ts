@@ -55,7 +55,6 @@ export type DiscoverResultParse =
   | { ok: true, result: ParsedDiscoverResult }
   | { ok: false, error: DiscoverResultError }
 
-
 export function parseDiscoverResult (raw: unknown): DiscoverResultParse {
   try {
     return parse(raw)

@@ -23,8 +23,6 @@ export const ErrorCode = Object.freeze({
   ResourceNotFound: -32002
 } as const)
 
-export type ErrorCodeValue = typeof ErrorCode[keyof typeof ErrorCode]
-
 /** Throw from a handler to answer with this JSON-RPC error. */
 export class McpError extends Error {
   readonly code: number

@@ -74,7 +74,10 @@ export const JsonRpcNotification = Type.Object({
 }, open)
 export type JsonRpcNotification = Static<typeof JsonRpcNotification>
 
-/** Any result: an open object (modern results also carry `resultType`). */
+/**
+ * Any result: an open object (modern results also carry `resultType`).
+ * @alias the spec's name for it
+ */
 export const Result = JsonObject
 export type Result = Static<typeof Result>
 
@@ -110,7 +113,10 @@ export function ErrorResponseOf<T extends TSchema> (error: T) {
 export const JsonRpcErrorResponse = ErrorResponseOf(JsonRpcError)
 export type JsonRpcErrorResponse = Static<typeof JsonRpcErrorResponse>
 
-/** Serializer schema for every error response the endpoint sends. */
+/**
+ * Serializer schema for every error response the endpoint sends.
+ * @alias the spec's name for it
+ */
 export const ErrorResponse = JsonRpcErrorResponse
 export type ErrorResponse = JsonRpcErrorResponse
 

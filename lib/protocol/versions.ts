@@ -5,7 +5,6 @@ export const LEGACY_VERSIONS = Object.freeze(['2025-11-25', '2025-06-18', '2025-
 
 export type ModernVersion = typeof MODERN_VERSIONS[number]
 export type LegacyVersion = typeof LEGACY_VERSIONS[number]
-export type ProtocolVersion = ModernVersion | LegacyVersion
 
 export const LATEST_MODERN_VERSION: ModernVersion = MODERN_VERSIONS[0]
 export const LATEST_LEGACY_VERSION: LegacyVersion = LEGACY_VERSIONS[0]

@@ -82,7 +82,6 @@ function reconnectDelay (attempt: number): number {
   return Math.min(50 * attempt, MAX_RECONNECT_DELAY_MS)
 }
 
-
 /** Where the connection goes, for messages (never its password). */
 function describe (url: string | undefined, client: RedisClient): string {
   if (url !== undefined) {

@@ -83,7 +83,6 @@ export interface StreamRefusal {
   data: { limit: number, scope: 'caller' | 'server' }
 }
 
-
 /** The filter of a listen request, or the reason it is not one. */
 export function parseFilter (value: unknown): SubscriptionFilter | string {
   if (!isJsonObject(value)) return '"notifications" must be an object'

@@ -58,6 +58,12 @@ t.test('defaults and normalisation', async (t) => {
   t.same(settings.tokenCache, { maxEntries: 1000, maxTtlMs: 300000 })
   t.same(resolveAuthorization({ ...base, tokenCache: false })?.tokenCache, { maxEntries: 0, maxTtlMs: 0 })
   t.same(resolveAuthorization({ ...base, tokenCache: true })?.tokenCache, { maxEntries: 1000, maxTtlMs: 300000 }, 'true: the defaults')
+  // A custom verifier is handed the request: its answers are not kept unless asked for.
+  const verifyAccessToken = (): null => null
+  t.same(resolveAuthorization({ ...base, verifyAccessToken })?.tokenCache, { maxEntries: 0, maxTtlMs: 0 }, 'custom verifier: off by default')
+  t.same(resolveAuthorization({ ...base, verifyAccessToken, tokenCache: true })?.tokenCache, { maxEntries: 1000, maxTtlMs: 300000 }, 'custom verifier: on when asked')
+  t.same(resolveAuthorization({ ...base, verifyAccessToken, tokenCache: { maxEntries: 5 } })?.tokenCache, { maxEntries: 5, maxTtlMs: 300000 })
+  t.same(resolveAuthorization({ ...base, jwt: { jwks: { keys: [] } }, tokenCache: false })?.tokenCache, { maxEntries: 0, maxTtlMs: 0 }, 'JWT: off when asked')
 })
 
 t.test('the metadata document and where it lives (RFC 9728)', async (t) => {

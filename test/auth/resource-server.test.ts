@@ -199,7 +199,7 @@ t.test('custom verifier: facts, null, InvalidTokenError, a failure, audience', a
     if (token === 'boom') throw new Error('introspection endpoint down')
     return null
   }
-  const settings = resolveAuthorization({ resource: RESOURCE, authorizationServers: ['https://as.example.com'], verifyAccessToken: verify, exposeToken: true })
+  const settings = resolveAuthorization({ resource: RESOURCE, authorizationServers: ['https://as.example.com'], verifyAccessToken: verify, exposeToken: true, tokenCache: true })
   if (settings === undefined) throw new Error('settings')
   const server = new ResourceServer(settings, settings.verifier.kind === 'custom' ? settings.verifier.verify : verify, () => clock)
   const good = await verdict(server, 'Bearer good')
@@ -231,7 +231,7 @@ t.test('custom verifier: facts, null, InvalidTokenError, a failure, audience', a
 
 t.test('a burst of requests with a new token shares one verification', async (t) => {
   let calls = 0
-  const settings = resolveAuthorization({ resource: RESOURCE, authorizationServers: ['https://as.example.com'], verifyAccessToken: async () => { calls++; await new Promise((resolve) => setTimeout(resolve, 20)); return { subject: 's' } } })
+  const settings = resolveAuthorization({ resource: RESOURCE, authorizationServers: ['https://as.example.com'], tokenCache: true, verifyAccessToken: async () => { calls++; await new Promise((resolve) => setTimeout(resolve, 20)); return { subject: 's' } } })
   if (settings?.verifier.kind !== 'custom') throw new Error('custom')
   const server = new ResourceServer(settings, settings.verifier.verify)
   const all = await Promise.all(Array.from({ length: 10 }, async () => await verdict(server, 'Bearer burst')))

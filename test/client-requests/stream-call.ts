@@ -3,7 +3,7 @@
  * request, read the SSE (or JSON) response message by message, and POST
  * answers back as separate requests.
  */
-import { request as httpRequest, type ClientRequest, type IncomingMessage } from 'node:http'
+import { request as httpRequest, type IncomingMessage } from 'node:http'
 import { parseSseBlock, SseSplitter } from '../helpers/sse.js'
 
 export interface StreamCall {
@@ -25,7 +25,6 @@ export function legacyHeaders (version: string, accept = 'application/json, text
 export function openCall (url: string, message: unknown, headers: Record<string, string>): Promise<StreamCall> {
   const body = JSON.stringify(message)
   return new Promise((resolve, reject) => {
-    let req: ClientRequest | undefined
     const onResponse = (res: IncomingMessage): void => {
       const queue: any[] = []
       const waiters: Array<(value: any) => void> = []
@@ -65,22 +64,22 @@ export function openCall (url: string, message: unknown, headers: Record<string,
         next (timeoutMs = 5000) {
           if (queue.length > 0) return Promise.resolve(queue.shift())
           if (done) return Promise.resolve(undefined)
-          return new Promise((resolveNext, rejectNext) => {
-            const timer = setTimeout(() => rejectNext(new Error(`no message within ${timeoutMs} ms`)), timeoutMs)
-            waiters.push((msg) => { clearTimeout(timer); resolveNext(msg) })
+          return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no message within ${timeoutMs} ms`)), timeoutMs)
+            waiters.push((msg) => { clearTimeout(timer); resolve(msg) })
           })
         },
         ended () {
           if (done) return Promise.resolve(queue.splice(0))
-          return new Promise((resolveEnd) => endWaiters.push(() => resolveEnd(queue.splice(0))))
+          return new Promise((resolve) => endWaiters.push(() => resolve(queue.splice(0))))
         },
         destroy () {
-          req?.destroy()
+          req.destroy()
           res.destroy()
         }
       })
     }
-    req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, onResponse)
+    const req = httpRequest(url, { method: 'POST', headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) } }, onResponse)
     req.on('error', reject)
     req.end(body)
   })

@@ -278,4 +278,3 @@ t.test('random bodies of any text never get a 5xx', async (t) => {
     return reply.status < 500
   }), { numRuns: 100, interruptAfterTimeLimit: 10000 })
 })
-

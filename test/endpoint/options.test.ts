@@ -114,8 +114,8 @@ t.test('server: missing or not an object -> FST_MCP_INVALID_SERVER', async (t) =
 })
 
 t.test('server: an array is not a server module -> FST_MCP_INVALID_SERVER', async (t) => {
-    await rejects(t, { ...base, server: [] }, 'FST_MCP_INVALID_SERVER', 'server')
-  })
+  await rejects(t, { ...base, server: [] }, 'FST_MCP_INVALID_SERVER', 'server')
+})
 
 t.test('serverInfo: bad values -> FST_MCP_INVALID_OPTION naming the field', async (t) => {
   const cases: Array<[unknown, string]> = [

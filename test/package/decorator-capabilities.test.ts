@@ -12,8 +12,16 @@ const fn = async (): Promise<object> => ({})
 const modules: Record<string, object> = {
   tools: { listTools: fn, callTool: fn },
   everything: {
-    listTools: fn, callTool: fn, listPrompts: fn, getPrompt: fn, listResources: fn, readResource: fn,
-    subscribeResource: fn, unsubscribeResource: fn, complete: fn, setLogLevel: fn
+    listTools: fn,
+    callTool: fn,
+    listPrompts: fn,
+    getPrompt: fn,
+    listResources: fn,
+    readResource: fn,
+    subscribeResource: fn,
+    unsubscribeResource: fn,
+    complete: fn,
+    setLogLevel: fn
   },
   declared: { listTools: fn, callTool: fn, capabilities: { tools: { listChanged: false } } }
 }

@@ -57,9 +57,9 @@ function listen (endpoint: string, id: string): Promise<{ next: () => Promise<an
           if (event.data === undefined) continue
           if (event.data.method === 'notifications/subscriptions/acknowledged') {
             resolve({
-              next: () => new Promise((resolveNext, rejectNext) => {
-                const timer = setTimeout(() => rejectNext(new Error(`no notification on ${id}`)), 5_000)
-                const take = (): void => { clearTimeout(timer); resolveNext(messages.shift()) }
+              next: () => new Promise((resolve, reject) => {
+                const timer = setTimeout(() => reject(new Error(`no notification on ${id}`)), 5_000)
+                const take = (): void => { clearTimeout(timer); resolve(messages.shift()) }
                 if (messages.length > 0) take()
                 else waiting.push(take)
               }),

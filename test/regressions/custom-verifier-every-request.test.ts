@@ -4,7 +4,9 @@
 // the request (a DPoP proof, a client certificate, a tenant header) was
 // skipped for the second. Decision: with `tokenCache: false` the verifier
 // runs for every request, concurrent or not; with the cache on, its answer
-// is taken to depend on the token alone (README, Authorization).
+// is taken to depend on the token alone (docs/authorization.md).
+// Issue 36 (closing note): the cache was on by default for a custom verifier
+// too; now it is off unless asked for (the built-in JWT path keeps it on).
 import Fastify, { type LightMyRequestResponse } from 'fastify'
 import t, { type Test } from 'tap'
 import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
@@ -58,9 +60,27 @@ t.test('tokenCache: false: concurrent requests with one token are each verified,
   t.equal(seen.length, 5, 'one call per request')
 })
 
-t.test('with the cache on, one verification per token (the documented contract)', async (t) => {
+t.test('by default a custom verifier sees every request, with that request', async (t) => {
+  const seen: string[] = []
+  const sendWith = await appWith(t, {
+    verifyAccessToken (token, request) {
+      const tenant = String(request.headers['x-tenant'])
+      seen.push(tenant)
+      if (token !== 'good-token' || tenant !== 'acme') return null
+      return { subject: 'alice', issuer: 'https://auth.example.com', scopes: [] }
+    }
+  })
+  const send = (tenant: string) => sendWith({ 'x-tenant': tenant })
+  t.equal((await send('acme')).statusCode, 200)
+  t.equal((await send('evil')).statusCode, 401, 'the same token with another tenant is refused: nothing was remembered')
+  t.equal((await send('acme')).statusCode, 200)
+  t.strictSame(seen, ['acme', 'evil', 'acme'], 'one call per request')
+})
+
+t.test('with the cache asked for, one verification per token (the documented contract)', async (t) => {
   let calls = 0
   const send = await appWith(t, {
+    tokenCache: true,
     async verifyAccessToken () {
       calls++
       await new Promise((resolve) => setTimeout(resolve, 20))

@@ -5,7 +5,7 @@
  * client validating its arguments would.
  */
 import { Type } from '@sinclair/typebox'
-import Ajv2020 from 'ajv/dist/2020.js'
+import Ajv2020Module from 'ajv/dist/2020.js'
 import t from 'tap'
 import { definePrompts, defineTools } from '../../lib/index.js'
 import { injectClient } from '../../lib/testing/index.js'
@@ -30,7 +30,8 @@ t.test('tools: defaulted properties are not listed as required, at any depth; ou
   t.strictSame(tool.inputSchema.properties.options.required, ['digits'])
   t.strictSame(tool.outputSchema.required, ['result', 'unit'], 'a result must carry every field: output is not relaxed')
   t.ok(specValidator('2025-11-25', 'Tool')(tool), 'still a spec Tool')
-  const clientSide = new Ajv2020.default({ strict: false }).compile(tool.inputSchema)
+  const Ajv2020 = Ajv2020Module.default
+  const clientSide = new Ajv2020({ strict: false }).compile(tool.inputSchema)
   t.ok(clientSide({ value: 2, options: { digits: 1 } }), 'a client reading the listed schema may leave defaults out')
   const { app } = await serve(t, tools)
   const result = await injectClient(app).callTool('scale', { value: 2, options: { digits: 1 } })

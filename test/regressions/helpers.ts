@@ -43,4 +43,3 @@ export function objectHeavyJson (bytes: number): string {
 export function deepJson (depth: number): string {
   return '['.repeat(depth) + ']'.repeat(depth)
 }
-

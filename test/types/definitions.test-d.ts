@@ -158,10 +158,12 @@ const single = defineTool({
 defineTool({ output: Type.Object({ sum: Type.Number() }), handler: () => ({ sum: 'x' }) })
 // @ts-expect-error c is not an argument
 defineTool({ input: Type.Object({ a: Type.Number() }), handler: (args) => ({ content: [{ type: 'text', text: String(args.c) }] }) })
-const bare = defineTool({ handler: (args) => {
-  expectTypeOf(args).toEqualTypeOf<Record<string, never>>()
-  return { content: [] }
-} })
+const bare = defineTool({
+  handler: (args) => {
+    expectTypeOf(args).toEqualTypeOf<Record<string, never>>()
+    return { content: [] }
+  }
+})
 const greeting = definePrompt({
   arguments: Type.Object({ who: Type.String() }),
   handler: ({ who }) => {

@@ -7,16 +7,16 @@ import { buildApp, callResult, toolsModule } from '../../helpers/mcp-fixtures.js
 import { assertError, encodeHeaderValue, mcpClient } from '../../helpers/mcp-inject.js'
 
 t.test('a plain name that only starts like the sentinel is compared as is', async (t) => {
-    const app = await buildApp(t, { server: toolsModule({ callTool: (p: { name: string }) => callResult(p.name) }) })
-    for (const name of ['=?base64?abc', '=?base64?', '=?base64?QUJD?=x']) {
-      t.test(name, async (t) => {
-        t.equal(encodeHeaderValue(name), name, 'a conforming client sends it unencoded')
-        const reply = await mcpClient(t, app).modern('tools/call', { name }, { id: 1 })
-        t.equal(reply.status, 200)
-        t.strictSame(reply.json?.result?.content, callResult(name).content)
-      })
-    }
-  })
+  const app = await buildApp(t, { server: toolsModule({ callTool: (p: { name: string }) => callResult(p.name) }) })
+  for (const name of ['=?base64?abc', '=?base64?', '=?base64?QUJD?=x']) {
+    t.test(name, async (t) => {
+      t.equal(encodeHeaderValue(name), name, 'a conforming client sends it unencoded')
+      const reply = await mcpClient(t, app).modern('tools/call', { name }, { id: 1 })
+      t.equal(reply.status, 200)
+      t.strictSame(reply.json?.result?.content, callResult(name).content)
+    })
+  }
+})
 
 t.test('the same names with a different plain header are still a mismatch', async (t) => {
   const app = await buildApp(t, { server: toolsModule() })
