@@ -19,6 +19,7 @@ import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { createDecorator } from './endpoint/decorator.js'
 import { createDispatcher } from './endpoint/dispatcher.js'
 import { mountEndpoint } from './endpoint/http-routes.js'
+import { createStandaloneStream } from './endpoint/standalone-stream.js'
 import { modernErrorStatus } from './endpoint/modern-era.js'
 import { openEndpointState } from './endpoint/state.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
@@ -73,7 +74,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     bodyLimit: options.limits.bodyLimit,
     policy: { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts },
     auth,
-    handlePost: createDispatcher(state, auth)
+    handlePost: createDispatcher(state, auth),
+    handleGet: createStandaloneStream(state, auth)
   })
 }
 

@@ -102,7 +102,7 @@ t.test('Fastify\'s own register options are accepted beside ours', async (t) => 
   await app.register(mcpCapabilities, { ...base, prefix: '/api', logLevel: 'warn' } as McpCapabilitiesOptions)
   await app.ready()
   const reply = await app.inject({ method: 'GET', url: '/api/mcp' })
-  t.equal(reply.statusCode, 405, 'the endpoint is mounted under the prefix')
+  t.equal(reply.statusCode, 406, 'the endpoint is mounted under the prefix (a GET without Accept: text/event-stream)')
   t.equal(app.mcp.path, '/api/mcp', 'fastify.mcp.path is the mounted path')
 })
 
