@@ -67,6 +67,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     state.operations.configure(select, telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
   })
   fastify.decorate('mcp', { getter })
+  // After the route tools joined the catalogue (their onReady ran first): the changes other instances recorded.
+  fastify.addHook('onReady', state.catchUp)
 
   await mountEndpoint(fastify, {
     path: options.path,
