@@ -10,7 +10,7 @@
  *   allowedOrigins, allowedHosts, authorization { ... },
  *   toolErrors: 'message' | 'mask', listPageSize, routes: true | { ... }, telemetry: true | false | { tracerProvider, meterProvider },
  *   tasks: true | { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, owner },
- *   scale: redisScale() | { eventBus, answerRouter, taskStore },
+ *   scale: redisScale() | { eventBus, answerRouter, taskStore, catalogStore },
  *   requestState: { secret, ttlMs },
  *   cacheHints: { discover: { ttlMs, cacheScope }, results: { ttlMs, cacheScope } },
  *   limits: { bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, listen: { maxStreams, maxStreamsPerCaller, keepAliveMs } },
@@ -25,6 +25,7 @@ import type { FastifyRequest } from 'fastify'
 import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_REQUEST_STATE_SECRET_REQUIRED } from './errors.js'
 import { type AnswerRouter, MemoryAnswerRouter } from './parts/answer-router.js'
 import { type EventBus, MemoryEventBus } from './parts/event-bus.js'
+import { type CatalogStore, MemoryCatalogStore } from './parts/catalog-store.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { AnyServerModule } from './server-module/contract.js'
 import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
@@ -125,6 +126,8 @@ export interface ScaleOptions {
   answerRouter?: AnswerRouter
   /** Where task records live (with `tasks`): a function of the task limits returning a `TaskStore`, e.g. `redisTaskStore()`. */
   taskStore?: TaskStoreFactory
+  /** Where runtime catalogue changes are recorded, so an instance started later applies them before its first request. */
+  catalogStore?: CatalogStore
 }
 
 /**
@@ -340,7 +343,8 @@ const TASKS = toggle(group({
 const SCALE = group({
   eventBus: withMethods<EventBus>(['publish', 'subscribe', 'close'], ['ready']),
   answerRouter: withMethods<AnswerRouter>(['requestId', 'attach', 'forward', 'close'], ['ready']),
-  taskStore: func<TaskStoreFactory>('a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))')
+  taskStore: func<TaskStoreFactory>('a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))'),
+  catalogStore: withMethods<CatalogStore>(['record', 'read', 'close'])
 })
 
 const SECRET_EXPECTS = `a string or Buffer of at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, or a non-empty array of them (the first seals)`
@@ -412,7 +416,9 @@ const OPTIONS = group({
         ? 'event bus'
         : scale.answerRouter !== undefined && !(scale.answerRouter instanceof MemoryAnswerRouter)
           ? 'answer router'
-          : scale.taskStore !== undefined && options.tasks !== undefined ? 'task store' : undefined
+          : scale.taskStore !== undefined && options.tasks !== undefined
+            ? 'task store'
+            : scale.catalogStore !== undefined && !(scale.catalogStore instanceof MemoryCatalogStore) ? 'catalogue store' : undefined
       if (shared !== undefined) throw new FST_MCP_REQUEST_STATE_SECRET_REQUIRED(shared)
     }
     return {

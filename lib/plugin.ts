@@ -20,6 +20,7 @@ import { createDecorator } from './endpoint/decorator.js'
 import { createDispatcher } from './endpoint/dispatcher.js'
 import { knownNames } from './endpoint/known-names.js'
 import { mountEndpoint } from './endpoint/http-routes.js'
+import { createStandaloneStream } from './endpoint/standalone-stream.js'
 import { modernErrorStatus } from './endpoint/modern-era.js'
 import { openEndpointState } from './endpoint/state.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
@@ -67,6 +68,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     state.operations.configure(select, telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
   })
   fastify.decorate('mcp', { getter })
+  // After the route tools joined the catalogue (their onReady ran first): the changes other instances recorded.
+  fastify.addHook('onReady', state.catchUp)
 
   await mountEndpoint(fastify, {
     path: options.path,
@@ -74,7 +77,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     bodyLimit: options.limits.bodyLimit,
     policy: { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts },
     auth,
-    handlePost: createDispatcher(state, auth)
+    handlePost: createDispatcher(state, auth),
+    handleGet: createStandaloneStream(state, auth)
   })
 }
 

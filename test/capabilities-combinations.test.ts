@@ -71,13 +71,14 @@ function expected (present: ReadonlySet<HandlerName>, era: Era, tasks: boolean):
   const on = turnedOn(present, era)
   const modern = era === 'modern'
   const caps: Record<string, unknown> = {}
-  if (on.has('tools')) caps.tools = { listChanged: modern }
+  // Both eras push list changes (legacy: the standalone GET stream).
+  if (on.has('tools')) caps.tools = { listChanged: true }
   if (on.has('resources')) {
     caps.resources = modern || on.has('resources.subscribe')
-      ? { listChanged: modern, subscribe: true }
-      : { listChanged: false }
+      ? { listChanged: true, subscribe: true }
+      : { listChanged: true }
   }
-  if (on.has('prompts')) caps.prompts = { listChanged: modern }
+  if (on.has('prompts')) caps.prompts = { listChanged: true }
   if (on.has('completions')) caps.completions = {}
   if (on.has('logging')) caps.logging = {}
   if (modern && tasks) caps.extensions = { [TASKS_EXTENSION]: {} }

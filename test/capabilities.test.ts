@@ -21,7 +21,9 @@ const ALL = {
   setLogLevel: fn
 }
 
-const L = { listChanged: false }
+/** Legacy lists push changes too (the standalone GET stream). */
+const L = { listChanged: true }
+const OFF = { listChanged: false }
 const M = { listChanged: true }
 const LOG = { logging: {} }
 
@@ -91,7 +93,7 @@ const rows: Row[] = [
   {
     row: 'capabilities object keeps extra settings',
     server: { ...TOOLS, complete: fn, capabilities: { tools: { custom: 1 }, completions: { mode: 'fast' } } },
-    legacy: { tools: { custom: 1, listChanged: false }, completions: { mode: 'fast' }, ...LOG },
+    legacy: { tools: { custom: 1, listChanged: true }, completions: { mode: 'fast' }, ...LOG },
     modern: { tools: { custom: 1, listChanged: true }, completions: { mode: 'fast' }, ...LOG }
   },
   {
@@ -116,10 +118,10 @@ const rows: Row[] = [
     modern: { resources: M, ...LOG }
   },
   {
-    row: 'explicit listChanged false wins (modern); legacy never claims true',
+    row: 'explicit listChanged false wins in both eras',
     server: { ...TOOLS, ...PROMPTS, capabilities: { tools: { listChanged: false }, prompts: { listChanged: true } } },
-    legacy: { tools: L, prompts: L, ...LOG },
-    modern: { tools: L, prompts: M, ...LOG }
+    legacy: { tools: OFF, prompts: L, ...LOG },
+    modern: { tools: OFF, prompts: M, ...LOG }
   },
   {
     row: 'experimental kept in both eras; extensions modern only',

@@ -1,14 +1,15 @@
 /**
- * `remove`, `disable` and `enable` across instances: the change goes on the
- * event bus with an id; every other instance applies it and answers
- * `definitionApplied` with that id; the instance that made it resolves once
- * every instance the bus reached has answered. The bus says how many it
+ * `remove`, `disable`, `enable` and named changes across instances: the
+ * change goes on the event bus with an id; every other instance applies it
+ * and answers `definitionApplied` with that id (and, when it could not, why);
+ * the instance that made it resolves once every instance the bus reached has
+ * answered, and rejects naming the reasons when any could not apply it. The bus says how many it
  * reached when it can (Redis: the answer to PUBLISH); a bus that does not
  * say (in memory, one process) resolves once it has taken the change.
  * Instances that stay silent past the bound make the call reject, saying so.
  */
 import { randomUUID } from 'node:crypto'
-import type { DefinitionChange, EventBus, ListName, McpEvent } from '../parts/event-bus.js'
+import type { EventBus, McpEvent } from '../parts/event-bus.js'
 
 /** How long the instance that made a change waits for the others to confirm it. */
 export const CONFIRM_TIMEOUT_MS = 5000
@@ -17,6 +18,8 @@ interface Waiting {
   /** Confirmations expected (undefined until the bus said how many it reached). */
   needed: number | undefined
   got: number
+  /** Why instances could not apply it. */
+  failures: string[]
   settle: (err?: Error) => void
 }
 
@@ -30,24 +33,28 @@ export class ConfirmedChanges {
     this.#timeoutMs = timeoutMs
   }
 
-  /** Publishes the change; resolves once every other instance reached has applied it. */
-  share (list: ListName, name: string, change: DefinitionChange): Promise<void> {
+  /** Publishes the change `make(id)` builds; resolves once every other instance reached has applied it. */
+  share (make: (id: string) => McpEvent): Promise<void> {
     const id = randomUUID()
     return new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined
       const waiting: Waiting = {
         needed: undefined,
         got: 0,
+        failures: [],
         settle: (err) => {
           if (!this.#waiting.delete(id)) return
           clearTimeout(timer)
-          if (err === undefined) resolve()
-          else reject(err)
+          const failed = err ?? (waiting.failures.length === 0
+            ? undefined
+            : new Error(`${waiting.failures.length} instance(s) could not apply it: ${waiting.failures.join('; ')}`))
+          if (failed === undefined) resolve()
+          else reject(failed)
         }
       }
       // Registered before publishing: a bus that delivers here at once must see it as this instance's own.
       this.#waiting.set(id, waiting)
-      this.#bus.publish({ type: 'definitionChanged', list, name, change, id }).then((reached) => {
+      this.#bus.publish(make(id)).then((reached) => {
         if (typeof reached !== 'number') {
           waiting.settle()
           return
@@ -70,9 +77,9 @@ export class ConfirmedChanges {
     return this.#waiting.has(id)
   }
 
-  /** A change heard from another instance and applied here: confirm it. */
-  confirm (id: string): void {
-    this.#bus.publish({ type: 'definitionApplied', id }).catch(() => {
+  /** A change heard from another instance and applied here (or not, and `error` says why): confirm it. */
+  confirm (id: string, error?: string): void {
+    this.#bus.publish(error === undefined ? { type: 'definitionApplied', id } : { type: 'definitionApplied', id, error: error.slice(0, 1000) }).catch(() => {
       // The maker times out and says so; nothing more to do here.
     })
   }
@@ -82,6 +89,7 @@ export class ConfirmedChanges {
     const waiting = this.#waiting.get(event.id)
     if (waiting === undefined) return
     waiting.got++
+    if (event.error !== undefined) waiting.failures.push(event.error)
     if (waiting.needed !== undefined && waiting.got >= waiting.needed) waiting.settle()
   }
 

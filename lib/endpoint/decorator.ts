@@ -29,6 +29,7 @@ export function createDecorator (state: EndpointState, path: string, auth: Endpo
     tools: state.live.tools,
     prompts: state.live.prompts,
     resources: state.live.resources,
+    changes: state.changes,
     get listenStreams () {
       return subscriptions.size
     },

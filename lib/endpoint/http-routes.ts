@@ -1,7 +1,7 @@
 /**
  * The endpoint's HTTP routes: POST at the endpoint path carries JSON-RPC
- * messages to the dispatcher; GET, HEAD, DELETE, PUT and PATCH answer 405
- * (a stateless server has no standalone stream and no sessions). Every
+ * messages to the dispatcher; GET opens the legacy era's standalone stream
+ * (lib/endpoint/standalone-stream.ts); HEAD, DELETE, PUT and PATCH answer 405. Every
  * route checks the request's source (Origin, Host) and, with authorization,
  * its token before the body is read, and never logs the Authorization header.
  */
@@ -12,6 +12,7 @@ import { sendError } from '../response/reply.js'
 import type { EndpointAuthorization } from './authorization.js'
 import { installJsonParser } from './body-parser.js'
 import type { PostHandler } from './dispatcher.js'
+import type { GetHandler } from './standalone-stream.js'
 import { endpointErrorHandler } from './error-handler.js'
 import { redactingLoggerFactory } from './log-redaction.js'
 import { checkRequestSource, type SecurityPolicy } from './security.js'
@@ -24,11 +25,12 @@ export interface EndpointRoutes {
   readonly policy: SecurityPolicy
   readonly auth: EndpointAuthorization | undefined
   readonly handlePost: PostHandler
+  readonly handleGet: GetHandler
 }
 
 async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-  reply.header('allow', 'POST')
-  return sendError(reply, 405, undefined, ErrorCode.InvalidRequest, 'Method Not Allowed: send JSON-RPC messages with POST')
+  reply.header('allow', 'GET, POST')
+  return sendError(reply, 405, undefined, ErrorCode.InvalidRequest, 'Method Not Allowed: send JSON-RPC messages with POST, open a stream with GET')
 }
 
 export async function mountEndpoint (fastify: FastifyInstance, routes: EndpointRoutes): Promise<void> {
@@ -57,6 +59,7 @@ export async function mountEndpoint (fastify: FastifyInstance, routes: EndpointR
     installJsonParser(child, routes.bodyLimit)
     child.setErrorHandler(endpointErrorHandler)
     child.route({ method: 'POST', url: routes.path, onRequest, ...childLoggerFactory, handler: routes.handlePost })
-    child.route({ method: ['GET', 'HEAD', 'DELETE', 'PUT', 'PATCH'], url: routes.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: methodNotAllowed })
+    child.route({ method: 'GET', url: routes.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: routes.handleGet })
+    child.route({ method: ['HEAD', 'DELETE', 'PUT', 'PATCH'], url: routes.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: methodNotAllowed })
   }, routes.prefix === undefined ? {} : { prefix: routes.prefix })
 }

@@ -6,6 +6,7 @@
  */
 import type { ProtectedResourceMetadata } from '../auth/protected-resource-metadata.js'
 import type { LivePrompts, LiveResources, LiveTools } from '../definitions/live.js'
+import type { NamedChanges } from '../definitions/shared-catalog.js'
 import type { McpHookName, McpHooks } from '../hooks/types.js'
 import type { DeploymentEra, ServerInfo } from '../options.js'
 import type { LegacyServerCapabilities, ModernServerCapabilities } from '../server-module/capabilities.js'
@@ -42,6 +43,12 @@ export interface McpDecorator {
   readonly tools: LiveTools
   readonly prompts: LivePrompts
   readonly resources: LiveResources
+  /**
+   * Adds and updates on every instance: define the code under a name on each
+   * instance before ready, then `apply(name)` on any one (see
+   * lib/definitions/shared-catalog.ts and docs/several-instances.md).
+   */
+  readonly changes: NamedChanges
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /**

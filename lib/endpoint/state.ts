@@ -21,9 +21,8 @@ import { SubscriptionRegistry } from '../streams/subscriptions.js'
 import { TaskService } from '../tasks/service.js'
 import { LegacyLogLevel } from './legacy-log-level.js'
 import { Operations } from './operations.js'
-import { FST_MCP_SCALE_UNAVAILABLE } from '../errors.js'
 import type { Composition } from '../definitions/compose.js'
-import { ConfirmedChanges } from '../definitions/confirmed-changes.js'
+import { type NamedChanges, SharedCatalog } from '../definitions/shared-catalog.js'
 import { createLiveCatalogs, type LiveCatalogs } from '../definitions/live.js'
 
 export interface EndpointState {
@@ -53,6 +52,10 @@ export interface EndpointState {
   readonly operations: Operations
   /** `fastify.mcp.tools`, `prompts`, `resources`: defined items changed while the server runs, on every instance. */
   readonly live: LiveCatalogs
+  /** `fastify.mcp.changes`: add and update on every instance, by name. */
+  readonly changes: NamedChanges
+  /** At ready, before the first request: applies the catalogue changes recorded by other instances. */
+  catchUp (): Promise<void>
   /**
    * Publishes `event` on the bus; returns how many of this instance's streams
    * it reached at once (the bus delivers locally inside `publish`, see
@@ -69,7 +72,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
   const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks !== undefined }) as ModernServerCapabilities
-  const parts = new SharedParts({ eventBus: options.scale.eventBus, answerRouter: options.scale.answerRouter })
+  const parts = new SharedParts({ eventBus: options.scale.eventBus, answerRouter: options.scale.answerRouter, catalogStore: options.scale.catalogStore })
   const pending = new PendingRequests(options.limits.clientRequestTimeoutMs, () => parts.router.requestId())
   const legacyLogLevel = new LegacyLogLevel((event) => parts.bus.publish(event).then(() => {}))
   const subscriptions = new SubscriptionRegistry({
@@ -78,44 +81,45 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     maxStreamBufferBytes: options.limits.maxStreamBufferBytes
   })
   // Runtime definition changes: served from the next request, told to the streams;
-  // remove/disable/enable confirmed by every other instance on the bus.
-  const changes = new ConfirmedChanges(parts.bus)
+  // remove/disable/enable and named changes recorded in the catalogue store and confirmed by every other instance on the bus.
+  const changes = new SharedCatalog(parts.catalog, parts.bus)
   const live = createLiveCatalogs(composition, {
     share: (list, name, change) => changes.share(list, name, change).catch((err: unknown) => {
-      log.error({ err, list, name, change }, 'MCP definition change not delivered to every instance (event bus)')
-      throw new FST_MCP_SCALE_UNAVAILABLE(`the ${change} of "${name}" is in effect on this instance, but not confirmed by every other instance (${err instanceof Error ? err.message : String(err)})`, { cause: err })
+      log.error({ err, list, name, change }, 'MCP definition change not shared with every instance')
+      throw err
     }),
     listChanged: (list) => subscriptions.notifyListChanged(list),
     resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
   })
+  changes.attach(live)
   // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
   try {
     await parts.open((event) => {
-      switch (event.type) {
-        case 'listChanged':
-          subscriptions.notifyListChanged(event.list)
-          break
-        case 'resourceUpdated':
-          subscriptions.notifyResourceUpdated(event.uri)
-          break
-        case 'taskStatus':
-          subscriptions.notifyTaskStatus(event.owner, event.task)
-          break
-        case 'definitionChanged':
-          if (event.id !== undefined && changes.isOwn(event.id)) break
-          live.apply(event.list, event.name, event.change)
-          // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
-          if (event.id !== undefined) changes.confirm(event.id)
-          break
-        case 'definitionApplied':
-          changes.confirmed(event)
-          break
-        case 'logLevel':
-          legacyLogLevel.heard(event)
-          break
-      }
+    switch (event.type) {
+      case 'listChanged':
+        subscriptions.notifyListChanged(event.list)
+        break
+      case 'resourceUpdated':
+        subscriptions.notifyResourceUpdated(event.uri)
+        break
+      case 'taskStatus':
+        subscriptions.notifyTaskStatus(event.owner, event.task)
+        break
+      case 'definitionChanged':
+      case 'namedChange':
+        // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
+        changes.heard(event)
+        break
+      case 'definitionApplied':
+        changes.confirmed(event)
+        break
+      case 'logLevel':
+        legacyLogLevel.heard(event)
+        break
+    }
     }, (answer, caller) => pending.settle(answer, caller), () => {
-      // Events may have been lost while the bus was cut off: every stream re-reads what it follows.
+      // Events may have been lost while the bus was cut off: the catalogue catches up, every stream re-reads what it follows.
+      changes.catchUp(log).catch((err: unknown) => log.error({ err }, 'MCP catalogue changes could not be re-read after the event bus came back'))
       const sent = subscriptions.notifyAllMayHaveChanged()
       log.info({ notifications: sent }, 'MCP event bus reconnected: listen streams told that lists and resources may have changed')
     })
@@ -154,6 +158,11 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     legacyLogLevel,
     operations: new Operations(options.server, resultCheck, options.toolErrors),
     live,
+    changes: changes.changes,
+    async catchUp (): Promise<void> {
+      const applied = await changes.catchUp(log)
+      if (applied > 0) log.info({ changes: applied }, 'MCP catalogue changes recorded by other instances applied')
+    },
     notify (event: McpEvent): number {
       const before = subscriptions.delivered
       parts.bus.publish(event).catch((err: unknown) => {

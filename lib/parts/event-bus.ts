@@ -25,6 +25,13 @@ const CHANGES: ReadonlySet<unknown> = new Set(['remove', 'disable', 'enable'])
 /** Longer than any name a definition can have (tool names stop at 128; resource names are free text). */
 const MAX_DEFINITION_NAME_CHARS = 4096
 
+/** Bound on the reason an instance gives for a change it could not apply. */
+const MAX_ERROR_CHARS = 1000
+
+function isSeq (value: unknown): boolean {
+  return value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value > 0)
+}
+
 function isChangeId (value: unknown): value is string {
   return typeof value === 'string' && value.length > 0 && value.length <= 64
 }
@@ -39,9 +46,15 @@ export type McpEvent =
    * prompts, resources) on one instance: every instance applies it to its own
    * catalogue and tells its own streams the list changed.
    */
-  | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange, id?: string }
-  /** An instance applied the `definitionChanged` of that `id` (the instance that made it waits for every one). */
-  | { type: 'definitionApplied', id: string }
+  | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange, id?: string, seq?: number }
+  /**
+   * A named change (`fastify.mcp.changes.apply`): every instance runs its own
+   * copy of the code defined under that name. `seq` is its place in the
+   * catalogue store (lib/parts/catalog-store.ts).
+   */
+  | { type: 'namedChange', name: string, id: string, seq?: number }
+  /** An instance applied the change of that `id` (the instance that made it waits for every one), or says why it could not. */
+  | { type: 'definitionApplied', id: string, error?: string }
   /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
   | { type: 'logLevel', caller: string, level: LogLevel }
 
@@ -101,9 +114,11 @@ export function isMcpEvent (value: unknown): value is McpEvent {
         typeof value.task.status === 'string'
     case 'definitionChanged':
       return LISTS.has(value.list) && typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && CHANGES.has(value.change) &&
-        (value.id === undefined || isChangeId(value.id))
+        (value.id === undefined || isChangeId(value.id)) && isSeq(value.seq)
+    case 'namedChange':
+      return typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && isChangeId(value.id) && isSeq(value.seq)
     case 'definitionApplied':
-      return isChangeId(value.id)
+      return isChangeId(value.id) && (value.error === undefined || (typeof value.error === 'string' && value.error.length <= MAX_ERROR_CHARS))
     case 'logLevel':
       return typeof value.caller === 'string' && isLogLevel(value.level)
   }

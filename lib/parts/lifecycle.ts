@@ -12,6 +12,7 @@
 import { FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE } from '../errors.js'
 import { type AnswerReceiver, type AnswerRouter, MemoryAnswerRouter } from './answer-router.js'
 import { type EventBus, type McpEventListener, MemoryEventBus } from './event-bus.js'
+import { type CatalogStore, MemoryCatalogStore } from './catalog-store.js'
 import { boundedWait } from '../common/timers.js'
 
 /** Bound on waiting for the shared parts at registration, whatever bounds of their own they keep. */
@@ -33,21 +34,24 @@ export function claimParts (parts: Readonly<Record<string, object | undefined>>)
 export interface GivenParts {
   readonly eventBus: EventBus | undefined
   readonly answerRouter: AnswerRouter | undefined
+  readonly catalogStore?: CatalogStore | undefined
 }
 
-/** The endpoint's event bus and answer router, from claim to close. */
+/** The endpoint's event bus, answer router and catalogue store, from claim to close. */
 export class SharedParts {
   readonly bus: EventBus
   readonly router: AnswerRouter
+  readonly catalog: CatalogStore
   #stopListening: (() => void) | undefined
   #stopGapListening: (() => void) | undefined
   #closed: Promise<void> | undefined
 
   /** Claims the given parts (see `claimParts`) and makes the missing ones in memory. */
   constructor (given: GivenParts) {
-    claimParts({ 'scale.eventBus': given.eventBus, 'scale.answerRouter': given.answerRouter })
+    claimParts({ 'scale.eventBus': given.eventBus, 'scale.answerRouter': given.answerRouter, 'scale.catalogStore': given.catalogStore })
     this.bus = given.eventBus ?? new MemoryEventBus()
     this.router = given.answerRouter ?? new MemoryAnswerRouter()
+    this.catalog = given.catalogStore ?? new MemoryCatalogStore()
   }
 
   /**
@@ -76,7 +80,7 @@ export class SharedParts {
     this.#closed ??= (async () => {
       this.#stopListening?.()
       this.#stopGapListening?.()
-      await Promise.all([this.bus.close(), this.router.close()])
+      await Promise.all([this.bus.close(), this.router.close(), this.catalog.close()])
     })()
     return this.#closed
   }

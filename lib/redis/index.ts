@@ -21,12 +21,15 @@
 import type { AnswerRouter } from '../parts/answer-router.js'
 import type { EventBus } from '../parts/event-bus.js'
 import type { TaskStoreFactory } from '../parts/task-store.js'
+import type { CatalogStore } from '../parts/catalog-store.js'
 import { RedisAnswerRouter } from './redis-answer-router.js'
+import { RedisCatalogStore } from './redis-catalog-store.js'
 import { RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 import { RedisEventBus } from './redis-event-bus.js'
 import { redisTaskStore } from './redis-task-store.js'
 
 export { RedisAnswerRouter } from './redis-answer-router.js'
+export { RedisCatalogStore } from './redis-catalog-store.js'
 export {
   DEFAULT_COMMAND_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_KEY_PREFIX,
   RedisConnection, type RedisConnectionOptions, type RedisClient, type RedisClusterOptions, type MessageHandler, RedisUnavailableError
@@ -40,14 +43,17 @@ export interface RedisScale {
   answerRouter: AnswerRouter
   /** Task records (`tasks: true`): builds the store from the limits of the endpoint's `tasks` option. */
   taskStore: TaskStoreFactory
+  /** Runtime catalogue changes, read by an instance at ready. */
+  catalogStore: CatalogStore
 }
 
-/** The event bus, the legacy answer router and the task store on one Redis or cluster (`url`, `cluster` or an ioredis `client`), under one key `prefix`. */
+/** The event bus, the legacy answer router, the task store and the catalogue store on one Redis or cluster (`url`, `cluster` or an ioredis `client`), under one key `prefix`. */
 export function redisScale (options: RedisConnectionOptions): RedisScale {
   const connection = new RedisConnection(options)
   return {
     eventBus: new RedisEventBus(connection),
     answerRouter: new RedisAnswerRouter(connection),
-    taskStore: redisTaskStore(connection)
+    taskStore: redisTaskStore(connection),
+    catalogStore: new RedisCatalogStore(connection)
   }
 }

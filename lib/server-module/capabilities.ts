@@ -50,14 +50,14 @@ type Optionalise<T> = Flatten<
 
 // legacy `subscribe` follows the handler exactly: present, maybe, or absent
 type LegacyResources<M> = Optionalise<{
-  readonly listChanged: false
+  readonly listChanged: true
   readonly subscribe: Field<HandlerState<M, 'subscribeResource'>, true>
 }>
 
 type LegacyShape<M> = Optionalise<{
-  tools: Field<HandlerState<M, 'listTools'>, { readonly listChanged: false }>
+  tools: Field<HandlerState<M, 'listTools'>, { readonly listChanged: true }>
   resources: Field<HandlerState<M, 'listResources'>, Readonly<LegacyResources<M>>>
-  prompts: Field<HandlerState<M, 'listPrompts'>, { readonly listChanged: false }>
+  prompts: Field<HandlerState<M, 'listPrompts'>, { readonly listChanged: true }>
   completions: Field<HandlerState<M, 'complete'>, Readonly<JsonObject>>
   logging: Readonly<JsonObject>
 }>
@@ -195,7 +195,9 @@ function requireHandlers (server: object, capability: CapabilityName): void {
  *
  * - base set: the module's own `capabilities` (object, or function of `{ era }`)
  *   when it has one, else tools/resources/prompts for each list handler;
- * - legacy: `listChanged: false`; `resources.subscribe` iff `subscribeResource`;
+ * - legacy: `listChanged: true` unless the module said `false` (the endpoint's
+ *   standalone GET stream carries list changes to legacy clients, from every
+ *   instance); `resources.subscribe` iff `subscribeResource`;
  *   `logging` always (the endpoint answers `logging/setLevel` itself);
  *   `completions` iff `complete`;
  * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always,
@@ -228,8 +230,8 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
   const base = declared ? declaredBase(server, era) : derivedBase(server)
 
   const caps: JsonObject = {}
-  // legacy has no push channel; modern pushes unless the module said `false`
-  const listChanged = (set: JsonObject): boolean => modern && set.listChanged !== false
+  // Both eras push list changes (modern: subscriptions/listen; legacy: the standalone GET stream) unless the module said `false`.
+  const listChanged = (set: JsonObject): boolean => set.listChanged !== false
 
   if (base.tools) {
     requireHandlers(server, 'tools')

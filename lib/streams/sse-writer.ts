@@ -31,6 +31,11 @@ export function sseFrame (json: string): string {
   return 'data: ' + json + '\n\n'
 }
 
+/** An SSE event with an id (the client sends the last one back as `Last-Event-ID` when it reconnects); `id` holds no newline. */
+export function sseFrameWithId (id: string, json: string): string {
+  return 'id: ' + id + '\ndata: ' + json + '\n\n'
+}
+
 export class SseStream {
   readonly #raw: ServerResponse
   readonly #maxStreamBufferBytes: number
@@ -59,6 +64,16 @@ export class SseStream {
   /** Writes one JSON-RPC message as an event; false when it could not be written. */
   send (json: string): boolean {
     return this.#write(sseFrame(json))
+  }
+
+  /** Writes one JSON-RPC message as an event with an id (`json` empty: the 2025-11-25 priming event, which carries only the id). */
+  sendWithId (id: string, json: string): boolean {
+    return this.#write(sseFrameWithId(id, json))
+  }
+
+  /** Sends the status line and headers now, before any event (Node holds them until the first write otherwise). */
+  flushHeaders (): void {
+    if (this.open) this.#raw.flushHeaders()
   }
 
   /** Writes a comment line, which clients ignore: keeps idle connections alive through proxies. */

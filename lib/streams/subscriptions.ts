@@ -3,7 +3,10 @@
  * change notifications each client opted in to. The registry holds the open
  * streams, indexed by what they listen to, so a notify call touches only the
  * streams that asked. Every message on a stream carries the listen request's
- * id as `_meta["io.modelcontextprotocol/subscriptionId"]`.
+ * id as `_meta["io.modelcontextprotocol/subscriptionId"]`. The legacy era's
+ * standalone streams (GET, lib/streams/legacy-stream.ts) live here too, under
+ * the same bounds and keep-alive: they carry the plain notifications, each
+ * with an SSE event id, and end without a response.
  *
  * The registry only writes to this process's streams; changes reach it
  * through the endpoint's event bus (lib/parts/event-bus.ts), so a change made
@@ -47,19 +50,50 @@ export const MAX_LISTEN_TASK_IDS = 1000
 
 const LIST_FLAGS: ReadonlyArray<readonly [ListName, ListFlag]> = Object.freeze(LIST_NAMES.map((list) => Object.freeze([list, `${list}ListChanged`] as const)))
 
+/** What a legacy stream carries: the notification alone (the 2025-11-25 schemas make `params` optional here). */
+const LEGACY_LIST_MESSAGES = Object.freeze(Object.fromEntries(LIST_NAMES.map((list) => [list, `{"jsonrpc":"2.0","method":"notifications/${list}/list_changed"}`]))) as Readonly<Record<ListName, string>>
+
+function legacyUpdatedMessage (uri: string): string {
+  return '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":' + JSON.stringify(uri) + '}}'
+}
+
 interface Subscription {
   readonly sse: SseStream
-  /** The listen request id, serialised once. */
+  /** The listen request id, serialised once ('' on a legacy stream). */
   readonly idJson: string
   readonly lists: readonly ListName[]
-  readonly uris: readonly string[]
+  /** Resources it hears `resources/updated` for (a legacy stream's follow its session's subscriptions). */
+  uris: readonly string[]
   readonly taskIds: readonly string[]
   /** Who opened the stream (the tasks' owner function of its request): task events of other owners never reach it. */
   readonly caller: string | undefined
   /** Whose share of the open-stream bound it counts against (`callerOf` its request). */
   readonly limitKey: string
+  /** A legacy standalone stream (GET): plain notifications, each with an event id; no subscriptionId, no final response. */
+  readonly legacy: LegacyStream | undefined
   /** Written to since the last keep-alive tick. */
   active: boolean
+}
+
+interface LegacyStream {
+  /** The next event id (ids only prime a reconnection: a `Last-Event-ID` sent back means "I may have missed something"). */
+  nextId: number
+  readonly session: string | undefined
+}
+
+/** What a legacy standalone stream hears (lib/streams/legacy-stream.ts decides it from the request). */
+export interface LegacyStreamOptions {
+  /** The list kinds whose `list_changed` it hears: those the legacy capabilities advertise with `listChanged: true`. */
+  readonly lists: readonly ListName[]
+  /** Whose share of the open-stream bound it counts against. */
+  readonly limitKey: string
+  /** Starts with the 2025-11-25 priming event (an id, no data), so the client resumes with `Last-Event-ID`. */
+  readonly priming: boolean
+  /** The client resumes (sent `Last-Event-ID`): it may have missed changes, so it is told at once that lists may have changed. */
+  readonly resumed: boolean
+  /** The session the stream belongs to, and the resources that session subscribed to. */
+  readonly session?: string
+  readonly uris?: readonly string[]
 }
 
 /** Bounds on open listen streams, and their keep-alive interval (`limits.listen`). */
@@ -133,6 +167,8 @@ export class SubscriptionRegistry {
   readonly #lists = Object.fromEntries(LIST_NAMES.map((list) => [list, new Set<Subscription>()])) as Record<ListName, Set<Subscription>>
   readonly #uris = new Map<string, Set<Subscription>>()
   readonly #tasks = new Map<string, Set<Subscription>>()
+  /** Legacy streams per session id. */
+  readonly #sessions = new Map<string, Set<Subscription>>()
   readonly #listen: ListenSettings
   readonly #maxStreamBufferBytes: number
   /** Open streams per limit key (callers with none open are absent). */
@@ -185,16 +221,66 @@ export class SubscriptionRegistry {
       return reply
     }
     const lists = LIST_FLAGS.filter(([, flag]) => filter[flag] === true).map(([kind]) => kind)
-    const sub: Subscription = { sse, idJson, lists, uris: filter.resourceSubscriptions ?? [], taskIds: filter.taskIds ?? [], caller, limitKey, active: true }
+    const sub: Subscription = { sse, idJson, lists, uris: filter.resourceSubscriptions ?? [], taskIds: filter.taskIds ?? [], caller, limitKey, legacy: undefined, active: true }
     this.#add(sub)
     sse.onClose(() => this.#remove(sub))
     return reply
   }
 
+  /**
+   * Starts a legacy standalone stream (GET) and registers it, under the same
+   * bounds and keep-alive as listen streams. Check `refusal(limitKey)` first.
+   */
+  openLegacy (reply: FastifyReply, options: LegacyStreamOptions): FastifyReply {
+    const sse = new SseStream(reply, this.#maxStreamBufferBytes)
+    if (this.#closed) {
+      sse.end()
+      return reply
+    }
+    const legacy: LegacyStream = { nextId: 0, session: options.session }
+    const sub: Subscription = { sse, idJson: '', lists: options.lists, uris: options.uris ?? [], taskIds: [], caller: undefined, limitKey: options.limitKey, legacy, active: true }
+    if (options.priming) sse.sendWithId(String(legacy.nextId++), '')
+    if (options.resumed) {
+      for (const kind of sub.lists) sse.sendWithId(String(legacy.nextId++), LEGACY_LIST_MESSAGES[kind])
+      for (const uri of sub.uris) sse.sendWithId(String(legacy.nextId++), legacyUpdatedMessage(uri))
+    }
+    // The client sees the stream open even when nothing is due yet.
+    if (legacy.nextId === 0) sse.flushHeaders()
+    this.#add(sub)
+    sse.onClose(() => this.#remove(sub))
+    return reply
+  }
+
+  /** Open legacy streams of `session` on this instance. */
+  sessionStreams (session: string): number {
+    return this.#sessions.get(session)?.size ?? 0
+  }
+
+  /** The resources `session` now subscribes to (its streams here hear `resources/updated` for exactly these). */
+  setSessionUris (session: string, uris: readonly string[]): void {
+    const subs = this.#sessions.get(session)
+    if (subs === undefined) return
+    for (const sub of [...subs]) {
+      this.#unindexUris(sub)
+      sub.uris = [...new Set(uris)]
+      this.#indexUris(sub)
+    }
+  }
+
+  /** The session ended (DELETE, expiry): its streams here end. */
+  endSession (session: string): void {
+    const subs = this.#sessions.get(session)
+    if (subs === undefined) return
+    for (const sub of [...subs]) {
+      this.#remove(sub)
+      sub.sse.end()
+    }
+  }
+
   /** Sends `notifications/<kind>/list_changed` to every stream that asked for it; returns how many. */
   notifyListChanged (kind: ListName): number {
     const head = '{"jsonrpc":"2.0","method":"notifications/' + kind + '/list_changed","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
-    return this.#fanOut(this.#lists[kind], head, '}}}')
+    return this.#fanOut(this.#lists[kind], head, '}}}', LEGACY_LIST_MESSAGES[kind])
   }
 
   /** Sends `notifications/resources/updated` to every stream subscribed to `uri`; returns how many. */
@@ -202,7 +288,7 @@ export class SubscriptionRegistry {
     const subs = this.#uris.get(uri)
     if (subs === undefined) return 0
     const head = '{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"_meta":{' + JSON.stringify(SUBSCRIPTION_ID_META) + ':'
-    return this.#fanOut(subs, head, '},"uri":' + JSON.stringify(uri) + '}}')
+    return this.#fanOut(subs, head, '},"uri":' + JSON.stringify(uri) + '}}', legacyUpdatedMessage(uri))
   }
 
   /**
@@ -251,7 +337,8 @@ export class SubscriptionRegistry {
     this.#stopTimer()
     for (const sub of this.#all) {
       this.#remove(sub)
-      sub.sse.end(this.#finalResponse(sub.idJson))
+      // A legacy stream just ends (no response may travel on it); its client reconnects elsewhere and is told lists may have changed.
+      sub.sse.end(sub.legacy === undefined ? this.#finalResponse(sub.idJson) : undefined)
     }
   }
 
@@ -260,10 +347,11 @@ export class SubscriptionRegistry {
       JSON.stringify(SUBSCRIPTION_ID_META) + ':' + idJson + this.#resultMetaTail
   }
 
-  #fanOut (subs: ReadonlySet<Subscription>, head: string, tail: string): number {
+  #fanOut (subs: ReadonlySet<Subscription>, head: string, tail: string, legacyMessage: string): number {
     let sent = 0
     for (const sub of subs) {
-      if (sub.sse.send(head + sub.idJson + tail)) {
+      const legacy = sub.legacy
+      if (legacy === undefined ? sub.sse.send(head + sub.idJson + tail) : sub.sse.sendWithId(String(legacy.nextId++), legacyMessage)) {
         sub.active = true
         sent++
       }
@@ -276,9 +364,11 @@ export class SubscriptionRegistry {
     this.#all.add(sub)
     this.#perCaller.set(sub.limitKey, (this.#perCaller.get(sub.limitKey) ?? 0) + 1)
     for (const kind of sub.lists) this.#lists[kind].add(sub)
-    for (const uri of sub.uris) {
-      let subs = this.#uris.get(uri)
-      if (subs === undefined) this.#uris.set(uri, subs = new Set())
+    this.#indexUris(sub)
+    const session = sub.legacy?.session
+    if (session !== undefined) {
+      let subs = this.#sessions.get(session)
+      if (subs === undefined) this.#sessions.set(session, subs = new Set())
       subs.add(sub)
     }
     for (const taskId of sub.taskIds) {
@@ -298,15 +388,32 @@ export class SubscriptionRegistry {
     if (left > 0) this.#perCaller.set(sub.limitKey, left)
     else this.#perCaller.delete(sub.limitKey)
     for (const kind of sub.lists) this.#lists[kind].delete(sub)
-    for (const uri of sub.uris) {
-      const subs = this.#uris.get(uri)
-      if (subs !== undefined && subs.delete(sub) && subs.size === 0) this.#uris.delete(uri)
+    this.#unindexUris(sub)
+    const session = sub.legacy?.session
+    if (session !== undefined) {
+      const subs = this.#sessions.get(session)
+      if (subs !== undefined && subs.delete(sub) && subs.size === 0) this.#sessions.delete(session)
     }
     for (const taskId of sub.taskIds) {
       const subs = this.#tasks.get(taskId)
       if (subs !== undefined && subs.delete(sub) && subs.size === 0) this.#tasks.delete(taskId)
     }
     if (this.#all.size === 0) this.#stopTimer()
+  }
+
+  #indexUris (sub: Subscription): void {
+    for (const uri of sub.uris) {
+      let subs = this.#uris.get(uri)
+      if (subs === undefined) this.#uris.set(uri, subs = new Set())
+      subs.add(sub)
+    }
+  }
+
+  #unindexUris (sub: Subscription): void {
+    for (const uri of sub.uris) {
+      const subs = this.#uris.get(uri)
+      if (subs !== undefined && subs.delete(sub) && subs.size === 0) this.#uris.delete(uri)
+    }
   }
 
   #keepAlive (): void {

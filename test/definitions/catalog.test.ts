@@ -143,7 +143,7 @@ t.test('adding to a kind the module did not define is explained, not ignored', a
   const { app: other } = await serve(t, { ...defineTools({}), ...definePrompts({}) })
   t.throws(() => other.mcp.prompts.add('p', { arguments: Type.Object({ x: Type.String() }), complete: { x: () => [] }, handler: () => '' }), { code: 'FST_MCP_NOT_ADVERTISED', message: /completion/ })
   t.strictSame(other.mcp.capabilities.modern.tools, { listChanged: true }, 'an empty group advertises its kind')
-  t.strictSame(other.mcp.capabilities.legacy.tools, { listChanged: false }, 'legacy: no stream to tell, so no listChanged')
+  t.strictSame(other.mcp.capabilities.legacy.tools, { listChanged: true }, 'legacy: told on the standalone GET stream')
 })
 
 async function listen (t: Test, port: number, notifications: unknown): Promise<SseReader> {

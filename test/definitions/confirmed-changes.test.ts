@@ -8,6 +8,9 @@ import t from 'tap'
 import { ConfirmedChanges } from '../../lib/definitions/confirmed-changes.js'
 import { type McpEvent, MemoryEventBus } from '../../lib/parts/event-bus.js'
 
+const change = (list: 'tools' | 'prompts', name: string, change: 'remove' | 'disable' | 'enable') =>
+  (id: string): McpEvent => ({ type: 'definitionChanged', list, name, change, id })
+
 // The confirmation timer is unref'd (a server keeps the process alive); here a ref'd interval does.
 const alive = setInterval(() => {}, 1000)
 t.teardown(() => clearInterval(alive))
@@ -27,7 +30,7 @@ t.test('resolves once every other instance confirmed', async (t) => {
   const bus = countingBus(3)
   const changes = new ConfirmedChanges(bus, 2000)
   let done = false
-  const shared = changes.share('tools', 'add', 'disable').then(() => { done = true })
+  const shared = changes.share(change('tools', 'add', 'disable')).then(() => { done = true })
   await new Promise((resolve) => setImmediate(resolve))
   const sent = bus.published[0] as Extract<McpEvent, { type: 'definitionChanged' }>
   t.match(sent, { type: 'definitionChanged', list: 'tools', name: 'add', change: 'disable' })
@@ -44,21 +47,32 @@ t.test('resolves once every other instance confirmed', async (t) => {
 
 t.test('an instance that stays silent makes the change reject, saying how many confirmed', async (t) => {
   const changes = new ConfirmedChanges(countingBus(3), 50)
-  await t.rejects(changes.share('prompts', 'p', 'remove'), { message: /0 of the 2 other instances confirmed it within 50 ms/ })
+  await t.rejects(changes.share(change('prompts', 'p', 'remove')), { message: /0 of the 2 other instances confirmed it within 50 ms/ })
 })
 
 t.test('a bus that does not count resolves once it took the change; a failing bus rejects', async (t) => {
-  await new ConfirmedChanges(new MemoryEventBus(), 50).share('tools', 'x', 'enable')
+  await new ConfirmedChanges(new MemoryEventBus(), 50).share(change('tools', 'x', 'enable'))
   const failing = { publish: async () => { throw new Error('down') }, subscribe: () => () => {}, close: async () => {} }
-  await t.rejects(new ConfirmedChanges(failing, 50).share('tools', 'x', 'enable'), { message: 'down' })
+  await t.rejects(new ConfirmedChanges(failing, 50).share(change('tools', 'x', 'enable')), { message: 'down' })
   const alone = countingBus(1)
-  await new ConfirmedChanges(alone, 50).share('tools', 'x', 'enable')
+  await new ConfirmedChanges(alone, 50).share(change('tools', 'x', 'enable'))
   t.equal(alone.published.length, 1, 'reached only itself: nothing to wait for')
+})
+
+t.test('an instance that could not apply it makes the change reject with its reason', async (t) => {
+  const bus = countingBus(3)
+  const changes = new ConfirmedChanges(bus, 2000)
+  const shared = changes.share((id) => ({ type: 'namedChange', name: 'add-shout', id }))
+  await new Promise((resolve) => setImmediate(resolve))
+  const id = (bus.published[0] as { id: string }).id
+  changes.confirmed({ type: 'definitionApplied', id })
+  changes.confirmed({ type: 'definitionApplied', id, error: 'no change is defined under "add-shout" on this instance' })
+  await t.rejects(shared, { message: '1 instance(s) could not apply it: no change is defined under "add-shout" on this instance' })
 })
 
 t.test('close rejects what still waits', async (t) => {
   const changes = new ConfirmedChanges(countingBus(2), 5000)
-  const pending = changes.share('tools', 'x', 'remove')
+  const pending = changes.share(change('tools', 'x', 'remove'))
   await new Promise((resolve) => setImmediate(resolve))
   changes.close()
   await t.rejects(pending, { message: /closed/ })
@@ -72,6 +86,10 @@ t.test('definition events from a shared medium are checked before use', async (t
   t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'add', change: 'drop' }), 'unknown change')
   t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 'x'.repeat(5000), change: 'remove' }), 'a name longer than any definition has')
   t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 7, change: 'remove' }))
+  t.ok(isMcpEvent({ type: 'namedChange', name: 'add-shout', id: 'a1', seq: 3 }))
+  t.ok(isMcpEvent({ type: 'definitionApplied', id: 'a1', error: 'why' }))
+  t.notOk(isMcpEvent({ type: 'namedChange', name: 'add-shout', id: 'a1', seq: -1 }), 'a sequence number is positive')
+  t.notOk(isMcpEvent({ type: 'definitionApplied', id: 'a1', error: 'x'.repeat(2000) }), 'a reason is bounded')
   t.notOk(isMcpEvent({ type: 'definitionApplied', id: '' }))
   t.notOk(isMcpEvent({ type: 'definitionApplied', id: 'y'.repeat(65) }))
 })

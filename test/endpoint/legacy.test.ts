@@ -108,21 +108,21 @@ t.test('an unknown MCP-Protocol-Version header after initialize: 400', async (t)
   }
 })
 
-t.test('GET, DELETE and every other non-POST method: 405 with Allow: POST', async (t) => {
+t.test('DELETE (sessions off), PUT, PATCH and HEAD: 405 with Allow: GET, POST', async (t) => {
   const app = await buildApp(t)
   const mcp = mcpClient(t, app)
-  for (const method of ['GET', 'DELETE', 'PUT', 'PATCH'] as const) {
+  for (const method of ['DELETE', 'PUT', 'PATCH'] as const) {
     const variants: Array<Record<string, string>> = [{}, { accept: 'text/event-stream', 'mcp-protocol-version': '2025-06-18' }, { 'mcp-session-id': 'abc', 'mcp-protocol-version': '2025-11-25' }]
     for (const headers of variants) {
       const reply = await mcp.send(method, headers)
       assertError(t, reply, { status: 405, code: ErrorCode.InvalidRequest, id: undefined })
-      t.equal(reply.headers.allow, 'POST', `${method}: Allow names POST`)
+      t.equal(reply.headers.allow, 'GET, POST', `${method}: Allow names GET and POST`)
       t.notOk(reply.headers['mcp-session-id'], 'no session id is minted or echoed')
     }
   }
   const head = await app.inject({ method: 'HEAD', url: '/mcp' })
   t.equal(head.statusCode, 405, 'HEAD: 405')
-  t.equal(head.headers.allow, 'POST', 'HEAD: Allow names POST')
+  t.equal(head.headers.allow, 'GET, POST', 'HEAD: Allow names GET and POST')
 })
 
 t.test('routed methods answer the handler\'s result as is', async (t) => {
@@ -193,9 +193,9 @@ t.test('legacy capabilities follow the legacy rules', async (t) => {
   const app = await buildApp(t)
   const result = (await mcpClient(t, app).initialize('2025-11-25')).json.result
   t.strictSame(result.capabilities, {
-    tools: { listChanged: false },
-    resources: { listChanged: false, subscribe: true },
-    prompts: { listChanged: false },
+    tools: { listChanged: true },
+    resources: { listChanged: true, subscribe: true },
+    prompts: { listChanged: true },
     completions: {},
     logging: {}
   })

@@ -34,7 +34,7 @@ t.test('unknown keys are refused at every level, naming the exact path, the know
     [{ serverInfo: { ...SERVER_INFO, titel: 'x' } }, '"serverInfo.titel": unknown option (known: name, version, title, description, websiteUrl, icons); did you mean "title"?'],
     [{ serverInfo: { ...SERVER_INFO, icons: [{ src: 'https://x.example/i.png', size: '48x48' }] } }, '"serverInfo.icons[0].size": unknown option (known: src, mimeType, sizes, theme); did you mean "sizes"?'],
     [{ tasks: { ttl: 5 } }, '"tasks.ttl": unknown option (known: ttlMs,'],
-    [{ scale: { store: () => ({}) } }, '"scale.store": unknown option (known: eventBus, answerRouter, taskStore)'],
+    [{ scale: { store: () => ({}) } }, '"scale.store": unknown option (known: eventBus, answerRouter, taskStore, catalogStore)'],
     [{ requestState: { ttl: 5 } }, '"requestState.ttl": unknown option (known: secret, ttlMs)'],
     [{ cacheHints: { result: {} } }, '"cacheHints.result": unknown option (known: discover, results); did you mean "results"?'],
     [{ cacheHints: { discover: { scope: 'public' } } }, '"cacheHints.discover.scope": unknown option (known: ttlMs, cacheScope)'],
@@ -69,7 +69,7 @@ t.test('every default, in the tree as given', async (t) => {
     authorization: undefined,
     toolErrors: 'message',
     tasks: undefined,
-    scale: { eventBus: undefined, answerRouter: undefined, taskStore: undefined },
+    scale: { eventBus: undefined, answerRouter: undefined, taskStore: undefined, catalogStore: undefined },
     requestState: { secret: undefined, ttlMs: 900_000 },
     cacheHints: { discover: { ttlMs: 0, cacheScope: 'private' }, results: { ttlMs: 0, cacheScope: 'private' } },
     limits: {
@@ -102,7 +102,7 @@ t.test('Fastify\'s own register options are accepted beside ours', async (t) => 
   await app.register(mcpCapabilities, { ...base, prefix: '/api', logLevel: 'warn' } as McpCapabilitiesOptions)
   await app.ready()
   const reply = await app.inject({ method: 'GET', url: '/api/mcp' })
-  t.equal(reply.statusCode, 405, 'the endpoint is mounted under the prefix')
+  t.equal(reply.statusCode, 406, 'the endpoint is mounted under the prefix (a GET without Accept: text/event-stream)')
   t.equal(app.mcp.path, '/api/mcp', 'fastify.mcp.path is the mounted path')
 })
 

@@ -7,8 +7,10 @@
 export interface SseEvent {
   /** The text of a comment line (after the colon), for keep-alives. */
   comment?: string
-  /** The parsed JSON of the event's data. */
+  /** The parsed JSON of the event's data (absent for an empty `data:`, the priming event). */
   data?: any
+  /** The event's `id:` field. */
+  id?: string
   /** The raw event block, to check framing. */
   raw: string
 }
@@ -41,8 +43,10 @@ export function parseSseBlock (block: string): SseEvent {
   for (const line of block.split('\n')) {
     if (line.startsWith(':')) event.comment = line.slice(1).trim()
     else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''))
+    else if (line.startsWith('id:')) event.id = line.slice(3).replace(/^ /, '')
   }
-  if (data.length > 0) event.data = JSON.parse(data.join('\n'))
+  const text = data.join('\n')
+  if (text !== '') event.data = JSON.parse(text)
   return event
 }
 

@@ -3,13 +3,16 @@
  * behind a plain round-robin balancer: a tool disabled or removed through one
  * instance is served by none once the call returns, every instance's listen
  * streams hear list_changed, and the documented pattern for adding (the same
- * `add` run on every instance) serves the new tool whichever instance answers.
- * An instance that cannot reach the bus says so.
+ * `add` run on every instance, or a named change applied on one) serves the
+ * new tool whichever instance answers. An instance started later serves the
+ * same catalogue before its first request. An instance that cannot reach the
+ * bus says so.
  */
 import http from 'node:http'
 import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
 import t, { type Test } from 'tap'
-import { defineTools } from '../../lib/index.js'
+import mcpCapabilities, { defineTools } from '../../lib/index.js'
 import { redisScale } from '../../lib/redis/index.js'
 import { startBalancer } from '../helpers/balancer.js'
 import { startRedisServer } from '../helpers/redis-server.js'
@@ -109,4 +112,57 @@ t.test('an instance that cannot reach the bus says so (and applies the change it
   t.equal(app.mcp.tools.isEnabled('add'), false, 'in effect here all the same')
   await t.rejects(app.mcp.tools.remove('echo'), { code: 'FST_MCP_SCALE_UNAVAILABLE' })
   t.equal(app.mcp.tools.has('echo'), false)
+})
+
+/** An instance as a deployment starts it: registered, the named changes defined (the same code everywhere), then listening. */
+async function instance (t: Test, prefix: string, define = true) {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, { server: module(), serverInfo: { name: 'n', version: '1' }, requestState: { secret: SECRET }, scale: redisScale({ url: redis.url, prefix }), limits: { listen: { keepAliveMs: 0 } } })
+  if (define) {
+    app.mcp.changes.define('shout-v1', (mcp) => {
+      const tool = { description: 'Upper-cases', input: Type.Object({ say: Type.String() }), handler: ({ say }: { say: string }) => text(say.toUpperCase()) }
+      if (mcp.tools.has('shout')) mcp.tools.update('shout', tool)
+      else mcp.tools.add('shout', tool)
+    })
+  }
+  await app.listen({ port: 0, host: '127.0.0.1' })
+  return { app, port: (app.server.address() as { port: number }).port }
+}
+
+t.test('an instance started later serves the catalogue the others serve, before its first request', async (t) => {
+  const prefix = `later-${++prefixes}:`
+  const a = await instance(t, prefix)
+  const b = await instance(t, prefix)
+  await a.app.mcp.tools.disable('add')
+  await b.app.mcp.tools.remove('echo')
+  await a.app.mcp.changes.apply('shout-v1')
+  await b.app.mcp.tools.enable('add')
+  await a.app.mcp.tools.disable('shout')
+  // A rolling deploy: a new instance comes up after all that.
+  const c = await instance(t, prefix)
+  t.strictSame(c.app.mcp.tools.names(), ['add', 'shout'], 'at ready, before any request')
+  t.equal(c.app.mcp.tools.isEnabled('shout'), false, 'applied in order: added, then disabled')
+  for (const { port } of [a, b, c]) t.strictSame(await listNames(port), ['add'], `instance on ${port}`)
+  // And later changes reach it like any instance.
+  await b.app.mcp.tools.enable('shout')
+  t.strictSame(await listNames(c.port), ['add', 'shout'])
+  t.strictSame((await call(c.port, 'tools/call', { name: 'shout', arguments: { say: 'hi' } }, 'shout')).result.content, [{ type: 'text', text: 'HI' }])
+})
+
+t.test('a named change runs on every instance and is confirmed; an instance without its code makes the call reject', async (t) => {
+  const prefix = `named-${++prefixes}:`
+  const apps = [await instance(t, prefix), await instance(t, prefix)]
+  const streams = await Promise.all(apps.map((a) => listen(t, a.port)))
+  await apps[1]!.app.mcp.changes.apply('shout-v1')
+  for (const { port } of apps) t.strictSame(await listNames(port), ['add', 'echo', 'shout'])
+  for (const stream of streams) t.equal((await stream.nextMessage()).method, 'notifications/tools/list_changed')
+  // Applied again: the code updates what it added (written to run again).
+  await apps[0]!.app.mcp.changes.apply('shout-v1')
+
+  const old = await instance(t, prefix, false)
+  t.strictSame(old.app.mcp.tools.names(), ['add', 'echo'], 'without the code, nothing to run (logged)')
+  await t.rejects(apps[0]!.app.mcp.changes.apply('shout-v1'), { code: 'FST_MCP_SCALE_UNAVAILABLE', message: /1 instance\(s\) could not apply it: no change is defined under "shout-v1" on this instance/ })
+  await t.rejects(async () => apps[0]!.app.mcp.changes.apply('nope'), { code: 'FST_MCP_UNKNOWN_DEFINITION' })
+  t.throws(() => apps[0]!.app.mcp.changes.define('late', () => {}), { code: 'FST_MCP_INVALID_OPTION', message: /before the app is ready/ })
 })

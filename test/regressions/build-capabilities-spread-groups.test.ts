@@ -39,7 +39,7 @@ for (const [name, make] of Object.entries(modules)) {
     t.strictSame(buildCapabilities(make()), legacy, 'legacy by default')
     t.ok(legacy.tools !== undefined && modern.tools !== undefined, 'the tools groups are seen')
     t.strictSame(modern.tools, { listChanged: true })
-    t.strictSame(legacy.tools, { listChanged: false })
+    t.strictSame(legacy.tools, { listChanged: true })
     t.ok(Object.isFrozen(modern))
   })
 }
@@ -53,8 +53,8 @@ t.test('the groups decide what is advertised, kind by kind', async (t) => {
   t.equal(toolsOnly.prompts, undefined)
   t.equal(toolsOnly.resources, undefined)
   const beside = buildCapabilities(modules['groups beside raw handlers'](), { era: 'legacy' }) as Record<string, unknown>
-  t.strictSame(beside.prompts, { listChanged: false }, 'raw prompt handlers beside tool groups')
-  t.strictSame(beside.resources, { listChanged: false, subscribe: true })
+  t.strictSame(beside.prompts, { listChanged: true }, 'raw prompt handlers beside tool groups')
+  t.strictSame(beside.resources, { listChanged: true, subscribe: true })
 })
 
 t.test('a name defined twice across groups fails as at registration', async (t) => {

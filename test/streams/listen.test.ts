@@ -217,7 +217,7 @@ test('a bad filter is rejected with -32602 and no stream', async (t) => {
   t.equal(app.mcp.listenStreams, 0)
 })
 
-test('legacy keeps listChanged false, has no listen method, and GET stays 405', async (t) => {
+test('legacy advertises listChanged (its GET stream), has no listen method, and a GET without Accept: text/event-stream is refused', async (t) => {
   const app = Fastify()
   await app.register(mcpCapabilities, { server, serverInfo: SERVER_INFO })
   t.teardown(() => app.close())
@@ -228,12 +228,12 @@ test('legacy keeps listChanged false, has no listen method, and GET stays 405', 
     payload: { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }
   })
   const caps = init.json().result.capabilities
-  t.equal(caps.tools.listChanged, false)
-  t.equal(caps.resources.listChanged, false)
+  t.equal(caps.tools.listChanged, true)
+  t.equal(caps.resources.listChanged, true)
   t.equal(app.mcp.capabilities.modern.tools?.listChanged, true)
 
-  const get = await app.inject({ method: 'GET', url: '/mcp', headers: { accept: 'text/event-stream' } })
-  t.equal(get.statusCode, 405)
+  const get = await app.inject({ method: 'GET', url: '/mcp', headers: { accept: 'application/json' } })
+  t.equal(get.statusCode, 406)
 
   const legacyListen = await app.inject({
     method: 'POST',

@@ -22,9 +22,9 @@ expectTypeOf(modern.logging).toEqualTypeOf<Readonly<Record<string, unknown>>>()
 // @ts-expect-error a tools-only module advertises no prompts
 modern.prompts // eslint-disable-line @typescript-eslint/no-unused-expressions
 
-// legacy (the default era): listChanged false, logging always (the endpoint answers logging/setLevel)
+// legacy (the default era): listChanged true (the standalone GET stream), logging always (the endpoint answers logging/setLevel)
 const legacy = buildCapabilities(toolsOnly)
-expectTypeOf(legacy.tools.listChanged).toEqualTypeOf<false>()
+expectTypeOf(legacy.tools.listChanged).toEqualTypeOf<true>()
 expectTypeOf(buildCapabilities(toolsOnly, { era: 'legacy' })).toEqualTypeOf(legacy)
 expectTypeOf(legacy.logging).toEqualTypeOf<Readonly<Record<string, unknown>>>()
 expectTypeOf(legacy).not.toHaveProperty('extensions')
@@ -33,7 +33,7 @@ legacy.prompts // eslint-disable-line @typescript-eslint/no-unused-expressions
 
 // legacy resources: `subscribe` exactly when subscribeResource is there
 const withSubscribe = buildCapabilities({ listResources: fn, readResource: fn, subscribeResource: fn })
-expectTypeOf(withSubscribe.resources).toEqualTypeOf<{ readonly listChanged: false, readonly subscribe: true }>()
+expectTypeOf(withSubscribe.resources).toEqualTypeOf<{ readonly listChanged: true, readonly subscribe: true }>()
 const withoutSubscribe = buildCapabilities({ listResources: fn, readResource: fn })
 expectTypeOf(withoutSubscribe.resources).not.toHaveProperty('subscribe')
 expectTypeOf(buildCapabilities({ listResources: fn, readResource: fn }, { era: 'modern' }).resources)
@@ -41,7 +41,7 @@ expectTypeOf(buildCapabilities({ listResources: fn, readResource: fn }, { era: '
 
 // handlers present in the type: required keys
 const everything = buildCapabilities({ ...toolsOnly, listPrompts: fn, getPrompt: fn, complete: fn, setLogLevel: fn })
-expectTypeOf(everything.prompts).toEqualTypeOf<{ readonly listChanged: false }>()
+expectTypeOf(everything.prompts).toEqualTypeOf<{ readonly listChanged: true }>()
 expectTypeOf(everything.completions).toEqualTypeOf<Readonly<Record<string, unknown>>>()
 expectTypeOf(everything.logging).toEqualTypeOf<Readonly<Record<string, unknown>>>()
 
