@@ -53,7 +53,14 @@ function errorLine (id: RequestId | null, code: number, message: string): string
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })
 }
 
-/** The response among `messages` that answers `id` (a result or an error), parsed. */
+/** How the endpoint starts every notification it writes. */
+const NOTIFICATION_PREFIX = '{"jsonrpc":"2.0","method":'
+
+function isResponse (message: JsonObject): boolean {
+  return message.method === undefined && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))
+}
+
+/** `json` parsed when it is the response to `id` (a result or an error). */
 function responseTo (json: string, id: RequestId): JsonObject | undefined {
   let message: unknown
   try {
@@ -206,49 +213,76 @@ export class StdioConnection {
     const headers = this.#headersFor(message)
     const toolCall = modern && method === 'tools/call'
     if (toolCall) Object.assign(headers, await this.#paramHeaders(message, false))
-    let call = request.call
+    let answered = false
     for (let attempt = 0; ; attempt++) {
       let retry = false
-      for await (const json of call.send(this.#settings.target, headers, line)) {
-        if (toolCall && attempt === 0 && json.includes(String(HEADER_MISMATCH)) && this.#isHeaderMismatch(json, id)) {
-          // The tool list changed since the annotations were read (or was never read): read them again, once.
+      for await (const json of request.call.send(this.#settings.target, headers, line)) {
+        // Notifications (the bulk of a stream) go out as the endpoint wrote them; anything else is looked at.
+        if (json.startsWith(NOTIFICATION_PREFIX)) {
+          await writer.send(json)
+          continue
+        }
+        const answer = this.#jsonRpc(json)
+        if (answer === undefined) continue
+        if (!isResponse(answer)) {
+          await writer.send(json)
+          continue
+        }
+        // Refused before the endpoint read the body (authorization, size): the answer is this request's all the same.
+        const idless = !Object.hasOwn(answer, 'id')
+        if (idless) answer.id = id
+        if (answer.id !== id) continue
+        if (toolCall && attempt === 0 && isJsonObject(answer.error) && answer.error.code === HEADER_MISMATCH) {
+          // The annotations were never read, or the tool list changed since: read them again, once.
           Object.assign(headers, await this.#paramHeaders(message, true))
           retry = true
           break
         }
-        if (this.#era === undefined || method === 'initialize') this.#decideEra(json, id, method, modern)
-        const decided = method === 'initialize' && this.#era === 'legacy' ? this.#changes.announce(json) : json
-        await writer.send(decided)
-        if (method === 'initialize' && this.#era === 'legacy') {
+        answered = true
+        if (isJsonObject(answer.result)) this.#decideEra(answer.result, method, modern)
+        const legacyInitialize = method === 'initialize' && this.#era === 'legacy'
+        await writer.send(legacyInitialize ? this.#changes.announce(answer) : idless ? JSON.stringify(answer) : json)
+        if (legacyInitialize) {
           const feed = this.#changes.start()
           if (feed !== undefined) this.#track(feed)
         }
       }
-      if (!retry || request.call.cancelled) return
-      call = request.call = new EndpointCall()
+      if (!retry || request.call.cancelled) break
+      request.call = new EndpointCall()
+    }
+    if (!answered && !request.call.cancelled && !writer.gone) {
+      await writer.send(errorLine(id, ErrorCode.InternalError, 'Internal error: the endpoint ended the request without an answer'))
     }
   }
 
-  #isHeaderMismatch (json: string, id: RequestId): boolean {
-    const response = responseTo(json, id)
-    return isJsonObject(response?.error) && response.error.code === HEADER_MISMATCH
+  /** A JSON-RPC 2.0 message of the endpoint's answer; anything else (a plain HTTP error body) is logged and dropped. */
+  #jsonRpc (json: string): JsonObject | undefined {
+    let message: unknown
+    try {
+      message = JSON.parse(json)
+    } catch {
+      message = undefined
+    }
+    if (isJsonObject(message) && message.jsonrpc === '2.0') return message
+    this.#settings.log.warn({ body: json.slice(0, 200) }, 'MCP stdio: the endpoint answered with something other than JSON-RPC; not written to stdout')
+    return undefined
   }
 
-  #decideEra (json: string, id: RequestId, method: string, modern: boolean): void {
-    const response = responseTo(json, id)
-    if (response === undefined || !isJsonObject(response.result)) return
+  #decideEra (result: JsonObject, method: string, modern: boolean): void {
     if (modern) {
       this.#era ??= 'modern'
-    } else if (method === 'initialize' && typeof response.result.protocolVersion === 'string') {
+    } else if (method === 'initialize' && this.#era !== 'modern' && typeof result.protocolVersion === 'string') {
       this.#era = 'legacy'
-      this.#legacyVersion = response.result.protocolVersion
+      this.#legacyVersion = result.protocolVersion
       this.#changes.enable(this.#settings.serveModern)
     }
   }
 
   /** A notification or a client's answer: the endpoint answers 202 without a body, or an error. */
   async #pass (line: string, headers: Record<string, string>): Promise<void> {
-    for await (const json of new EndpointCall().send(this.#settings.target, headers, line)) await this.#settings.writer.send(json)
+    for await (const json of new EndpointCall().send(this.#settings.target, headers, line)) {
+      if (json.startsWith(NOTIFICATION_PREFIX) || this.#jsonRpc(json) !== undefined) await this.#settings.writer.send(json)
+    }
   }
 
   #cancel (params: unknown): void {

@@ -11,7 +11,7 @@
  * changes and `listChanged` stays as the endpoint says.
  */
 import type { FastifyBaseLogger } from 'fastify'
-import { isJsonObject } from '../protocol/jsonrpc.js'
+import { isJsonObject, type JsonObject } from '../protocol/jsonrpc.js'
 import { META_CLIENT_CAPABILITIES, META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { LATEST_MODERN_VERSION } from '../protocol/versions.js'
 import { EndpointCall, type EndpointTarget } from './endpoint-call.js'
@@ -52,10 +52,8 @@ export class LegacyChanges {
   }
 
   /** The `initialize` response, with `listChanged: true` on each list it advertises when the feed is on. */
-  announce (json: string): string {
-    if (!this.#enabled) return json
-    const response = JSON.parse(json) as unknown
-    if (!isJsonObject(response) || !isJsonObject(response.result) || !isJsonObject(response.result.capabilities)) return json
+  announce (response: JsonObject): string {
+    if (!this.#enabled || !isJsonObject(response.result) || !isJsonObject(response.result.capabilities)) return JSON.stringify(response)
     const capabilities = { ...response.result.capabilities }
     for (const list of LISTS) {
       const capability = capabilities[list]
