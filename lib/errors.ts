@@ -101,3 +101,19 @@ export const FST_MCP_INVALID_HOOK = coded<'FST_MCP_INVALID_HOOK', [string, strin
   'Invalid MCP hook "%s": %s',
   TypeError
 )
+
+export const FST_MCP_STDIO_NO_ENDPOINT = coded<'FST_MCP_STDIO_NO_ENDPOINT', []>(
+  'FST_MCP_STDIO_NO_ENDPOINT',
+  'serveStdio(app): the app has no fastify.mcp; register fastify-mcp-capabilities on it (in the root context or with fastify-plugin) before serving it over stdio',
+  TypeError
+)
+
+export const FST_MCP_STDIO_LOGGER_ON_STDOUT = coded<'FST_MCP_STDIO_LOGGER_ON_STDOUT', []>(
+  'FST_MCP_STDIO_LOGGER_ON_STDOUT',
+  'serveStdio(app): the app\'s logger writes to stdout, which carries the MCP messages over stdio; create the app with its logs on stderr: Fastify({ logger: { stream: process.stderr } }) (or a pino destination on file descriptor 2), or without a logger'
+)
+
+export const FST_MCP_STDIO_AUTHORIZATION = coded<'FST_MCP_STDIO_AUTHORIZATION', []>(
+  'FST_MCP_STDIO_AUTHORIZATION',
+  'serveStdio(app): the endpoint requires bearer tokens (the "authorization" option) and stdio carries no HTTP headers; pass the local principal\'s token, checked like any other: serveStdio(app, { headers: { authorization: `Bearer ${process.env.MCP_TOKEN}` } }), or register the plugin without "authorization" in the process that serves stdio'
+)

@@ -1,0 +1,326 @@
+/**
+ * One stdio connection: every line read goes to the endpoint as its own
+ * call (lib/stdio/endpoint-call.ts) and every message of the answer is
+ * written back, so requests run concurrently and a client's answer to a
+ * question the server asked (legacy elicitation, sampling, roots) can
+ * arrive while the tool that asked waits.
+ *
+ * The era is decided per connection, as the stdio transport says: the first
+ * `initialize` answered makes it legacy, the first modern request answered
+ * (its `_meta` names a protocol version; `server/discover` is the usual
+ * probe) makes it modern; a request of the other era is then refused.
+ * A legacy connection is told about list changes through the endpoint's own
+ * `subscriptions/listen` (lib/stdio/legacy-changes.ts).
+ *
+ * Cancellation: `notifications/cancelled` closes the call of that request
+ * id (its handler's `ctx.signal` aborts; a legacy request is also cancelled
+ * by the endpoint itself) and nothing more is written for it.
+ */
+import type { FastifyBaseLogger } from 'fastify'
+import { deriveParamHeaders, type ParamHeader } from '../endpoint/param-headers.js'
+import { isJsonObject, isRequestId, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
+import { ErrorCode } from '../protocol/mcp-error.js'
+import type { Era } from '../protocol/methods.js'
+import { EndpointCall, type EndpointTarget } from './endpoint-call.js'
+import { LegacyChanges } from './legacy-changes.js'
+import { modernHeaders, modernVersionOf, paramHeaders } from './message-headers.js'
+import type { MessageWriter } from './message-writer.js'
+
+export interface ConnectionSettings {
+  readonly target: EndpointTarget
+  /** What every call carries (content type, accept, the user's `headers`). */
+  readonly headers: Readonly<Record<string, string>>
+  readonly writer: MessageWriter
+  readonly log: FastifyBaseLogger
+  /** The deployment answers modern requests (`era` is not `'legacy'`): a legacy connection's change feed needs it. */
+  readonly serveModern: boolean
+}
+
+interface InFlightRequest {
+  call: EndpointCall
+  readonly listen: boolean
+}
+
+/** Bounds on the annotation lookup a modern `tools/call` may need (`Mcp-Param-*`). */
+const MAX_TOOL_PAGES = 100
+const HEADER_MISMATCH = -32020
+
+function keyOf (id: RequestId): string {
+  return typeof id === 'number' ? `n${id}` : `s${id}`
+}
+
+function errorLine (id: RequestId | null, code: number, message: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })
+}
+
+/** How the endpoint starts every notification it writes. */
+const NOTIFICATION_PREFIX = '{"jsonrpc":"2.0","method":'
+
+function isResponse (message: JsonObject): boolean {
+  return message.method === undefined && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))
+}
+
+/** `json` parsed when it is the response to `id` (a result or an error). */
+function responseTo (json: string, id: RequestId): JsonObject | undefined {
+  let message: unknown
+  try {
+    message = JSON.parse(json)
+  } catch {
+    return undefined
+  }
+  return isJsonObject(message) && message.id === id && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error')) ? message : undefined
+}
+
+export class StdioConnection {
+  readonly #settings: ConnectionSettings
+  #era: Era | undefined
+  /** The version `initialize` agreed on: every later legacy message carries it, as a Streamable HTTP client's would. */
+  #legacyVersion: string | undefined
+  readonly #requests = new Map<string, InFlightRequest>()
+  readonly #running = new Set<Promise<void>>()
+  /** Requests in flight, `subscriptions/listen` streams not counted. */
+  #busy = 0
+  #waiters: Array<() => void> = []
+  #annotations: Promise<ReadonlyMap<string, readonly ParamHeader[]>> | undefined
+  readonly #changes: LegacyChanges
+
+  constructor (settings: ConnectionSettings) {
+    this.#settings = settings
+    this.#changes = new LegacyChanges(settings.target, settings.headers, settings.writer, settings.log)
+  }
+
+  /** The era this connection speaks; undefined until its first `initialize` or modern request is answered. */
+  get era (): Era | undefined {
+    return this.#era
+  }
+
+  /** Client requests in flight (open `subscriptions/listen` streams not counted). */
+  get busy (): number {
+    return this.#busy
+  }
+
+  /** Resolves once fewer than `limit` requests are in flight. */
+  whenBelow (limit: number): Promise<void> {
+    if (this.#busy < limit) return Promise.resolve()
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.#busy < limit) resolve()
+        else this.#waiters.push(check)
+      }
+      this.#waiters.push(check)
+    })
+  }
+
+  /** Sends one line to the endpoint; its answer is written when it comes. */
+  receive (line: string): void {
+    let message: unknown
+    try {
+      message = JSON.parse(line)
+    } catch {
+      message = undefined
+    }
+    this.#track(this.#handle(line, isJsonObject(message) ? message : undefined))
+  }
+
+  /** Resolves once every request but open listen streams has been answered, or after `ms`. */
+  async drain (ms: number): Promise<void> {
+    if (this.#busy === 0 || ms === 0) return
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      this.whenBelow(1),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })
+    ])
+    clearTimeout(timer)
+  }
+
+  /** Resolves once every call has ended (the app closing ends what is left). */
+  async settled (): Promise<void> {
+    while (this.#running.size > 0) await Promise.allSettled([...this.#running])
+  }
+
+  /** Closes every call still open, as a client disconnecting would. */
+  cancelAll (): void {
+    for (const request of this.#requests.values()) request.call.cancel()
+    this.#changes.stop()
+  }
+
+  #track (work: Promise<void>): void {
+    const tracked = work.catch((err: unknown) => {
+      this.#settings.log.error({ err }, 'MCP stdio message failed')
+    }).finally(() => this.#running.delete(tracked))
+    this.#running.add(tracked)
+  }
+
+  #headersFor (message: JsonObject | undefined): Record<string, string> {
+    const version = message === undefined ? undefined : modernVersionOf(message)
+    if (version !== undefined) return { ...this.#settings.headers, ...modernHeaders(message as JsonObject, version) }
+    if (this.#legacyVersion !== undefined) return { ...this.#settings.headers, 'mcp-protocol-version': this.#legacyVersion }
+    return { ...this.#settings.headers }
+  }
+
+  async #handle (line: string, message: JsonObject | undefined): Promise<void> {
+    const method = message?.method
+    const id = message?.id
+    if (message === undefined || typeof method !== 'string' || !isRequestId(id)) {
+      // Not a request (a notification, an answer to the server's question, or not JSON-RPC at all): the endpoint judges it.
+      if (method === 'notifications/cancelled') this.#cancel(message?.params)
+      await this.#pass(line, this.#headersFor(message))
+      return
+    }
+    const modern = modernVersionOf(message) !== undefined
+    const refusal = this.#eraRefusal(method, modern)
+    if (refusal !== undefined) {
+      await this.#settings.writer.send(errorLine(id, ErrorCode.InvalidRequest, refusal))
+      return
+    }
+    const key = keyOf(id)
+    if (this.#requests.has(key)) {
+      await this.#settings.writer.send(errorLine(id, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(id)} is already used by a request in flight`))
+      return
+    }
+    const listen = method === 'subscriptions/listen'
+    const request: InFlightRequest = { call: new EndpointCall(), listen }
+    this.#requests.set(key, request)
+    if (!listen) this.#busy++
+    try {
+      await this.#request(line, message, id, method, modern, request)
+    } finally {
+      this.#requests.delete(key)
+      if (!listen) this.#release()
+    }
+  }
+
+  #release (): void {
+    this.#busy--
+    const waiters = this.#waiters
+    this.#waiters = []
+    for (const waiter of waiters) waiter()
+  }
+
+  /** Why a request of the other era is refused here, once the connection's era is decided. */
+  #eraRefusal (method: string, modern: boolean): string | undefined {
+    if (this.#era === 'legacy' && modern) {
+      return `Invalid Request: this stdio connection speaks the legacy era (initialized with ${String(this.#legacyVersion)}); "${method}" carries a modern protocol version in _meta`
+    }
+    if (this.#era === 'modern' && !modern) {
+      return `Invalid Request: this stdio connection speaks the modern era; "${method}" must carry _meta["io.modelcontextprotocol/protocolVersion"] like every request on it`
+    }
+    return undefined
+  }
+
+  async #request (line: string, message: JsonObject, id: RequestId, method: string, modern: boolean, request: InFlightRequest): Promise<void> {
+    const { writer } = this.#settings
+    const headers = this.#headersFor(message)
+    const toolCall = modern && method === 'tools/call'
+    if (toolCall) Object.assign(headers, await this.#paramHeaders(message, false))
+    let answered = false
+    for (let attempt = 0; ; attempt++) {
+      let retry = false
+      for await (const json of request.call.send(this.#settings.target, headers, line)) {
+        // Notifications (the bulk of a stream) go out as the endpoint wrote them; anything else is looked at.
+        if (json.startsWith(NOTIFICATION_PREFIX)) {
+          await writer.send(json)
+          continue
+        }
+        const answer = this.#jsonRpc(json)
+        if (answer === undefined) continue
+        if (!isResponse(answer)) {
+          await writer.send(json)
+          continue
+        }
+        // Refused before the endpoint read the body (authorization, size): the answer is this request's all the same.
+        const idless = !Object.hasOwn(answer, 'id')
+        if (idless) answer.id = id
+        if (answer.id !== id) continue
+        if (toolCall && attempt === 0 && isJsonObject(answer.error) && answer.error.code === HEADER_MISMATCH) {
+          // The annotations were never read, or the tool list changed since: read them again, once.
+          Object.assign(headers, await this.#paramHeaders(message, true))
+          retry = true
+          break
+        }
+        answered = true
+        if (isJsonObject(answer.result)) this.#decideEra(answer.result, method, modern)
+        const legacyInitialize = method === 'initialize' && this.#era === 'legacy'
+        await writer.send(legacyInitialize ? this.#changes.announce(answer) : idless ? JSON.stringify(answer) : json)
+        if (legacyInitialize) {
+          const feed = this.#changes.start()
+          if (feed !== undefined) this.#track(feed)
+        }
+      }
+      if (!retry || request.call.cancelled) break
+      request.call = new EndpointCall()
+    }
+    if (!answered && !request.call.cancelled && !writer.gone) {
+      await writer.send(errorLine(id, ErrorCode.InternalError, 'Internal error: the endpoint ended the request without an answer'))
+    }
+  }
+
+  /** A JSON-RPC 2.0 message of the endpoint's answer; anything else (a plain HTTP error body) is logged and dropped. */
+  #jsonRpc (json: string): JsonObject | undefined {
+    let message: unknown
+    try {
+      message = JSON.parse(json)
+    } catch {
+      message = undefined
+    }
+    if (isJsonObject(message) && message.jsonrpc === '2.0') return message
+    this.#settings.log.warn({ body: json.slice(0, 200) }, 'MCP stdio: the endpoint answered with something other than JSON-RPC; not written to stdout')
+    return undefined
+  }
+
+  #decideEra (result: JsonObject, method: string, modern: boolean): void {
+    if (modern) {
+      this.#era ??= 'modern'
+    } else if (method === 'initialize' && this.#era !== 'modern' && typeof result.protocolVersion === 'string') {
+      this.#era = 'legacy'
+      this.#legacyVersion = result.protocolVersion
+      this.#changes.enable(this.#settings.serveModern)
+    }
+  }
+
+  /** A notification or a client's answer: the endpoint answers 202 without a body, or an error. */
+  async #pass (line: string, headers: Record<string, string>): Promise<void> {
+    for await (const json of new EndpointCall().send(this.#settings.target, headers, line)) {
+      if (json.startsWith(NOTIFICATION_PREFIX) || this.#jsonRpc(json) !== undefined) await this.#settings.writer.send(json)
+    }
+  }
+
+  #cancel (params: unknown): void {
+    if (!isJsonObject(params) || !isRequestId(params.requestId)) return
+    this.#requests.get(keyOf(params.requestId))?.call.cancel()
+  }
+
+  /**
+   * `Mcp-Param-*` headers for a modern `tools/call`, from the tool's
+   * annotations in `tools/list`: read when the endpoint first answers
+   * HeaderMismatch, and again whenever it does (the list changed).
+   */
+  async #paramHeaders (message: JsonObject, reload: boolean): Promise<Record<string, string>> {
+    const params = isJsonObject(message.params) ? message.params : {}
+    if (typeof params.name !== 'string') return {}
+    // Not read until a call needs them: a deployment without annotated tools never pays for the lookup.
+    if (reload) this.#annotations = this.#readAnnotations(params._meta)
+    else if (this.#annotations === undefined) return {}
+    const annotations = (await this.#annotations).get(params.name)
+    return annotations === undefined ? {} : paramHeaders(annotations, params.arguments)
+  }
+
+  async #readAnnotations (meta: unknown): Promise<ReadonlyMap<string, readonly ParamHeader[]>> {
+    const tools: unknown[] = []
+    let cursor: unknown
+    const id = 'fastify-mcp-capabilities/stdio:tools/list'
+    for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+      const request = { jsonrpc: '2.0', id, method: 'tools/list', params: { ...(typeof cursor === 'string' ? { cursor } : {}), _meta: meta } }
+      let result: JsonObject | undefined
+      for await (const json of new EndpointCall().send(this.#settings.target, this.#headersFor(request), JSON.stringify(request))) {
+        const response = responseTo(json, id)
+        if (response !== undefined && isJsonObject(response.result)) result = response.result
+      }
+      if (result === undefined || !Array.isArray(result.tools)) break
+      tools.push(...result.tools)
+      cursor = result.nextCursor
+      if (typeof cursor !== 'string') break
+    }
+    return deriveParamHeaders({ tools }).tools
+  }
+}

@@ -1,0 +1,74 @@
+/**
+ * One stdio message through the app's own endpoint, as an HTTP POST that
+ * never touches a socket: light-my-request (what `app.inject` uses) hands
+ * it to `app.routing`, so the app's hooks, the plugin's Origin/Host guard
+ * and authorization, body limit, parser, telemetry, MCP hooks and logging
+ * all run exactly as they do for a POST over the network. Calling
+ * `app.routing` directly, rather than `app.inject`, gives the transport the
+ * raw response before the first byte: cancelling a call closes it, which is
+ * what a client disconnecting does over HTTP (`ctx.signal` aborts, a stream
+ * is cleaned up).
+ *
+ * The answer is read as it comes: a JSON body is one message, an SSE body
+ * (progress, log messages, the legacy era's questions to the client, a
+ * `subscriptions/listen` stream) one message per event. Reading is pulled,
+ * so a slow consumer slows the endpoint's stream down (backpressure).
+ */
+import type { ServerResponse } from 'node:http'
+import { Readable } from 'node:stream'
+import type { FastifyInstance } from 'fastify'
+import type { inject as lightMyRequest } from 'light-my-request'
+import { sseEvents } from '../client/sse-reader.js'
+
+export type Inject = typeof lightMyRequest
+
+/** Where calls go: the app, the endpoint's path and light-my-request's `inject`. */
+export interface EndpointTarget {
+  readonly app: FastifyInstance
+  readonly path: string
+  readonly inject: Inject
+}
+
+export class EndpointCall {
+  #raw: ServerResponse | undefined
+  #cancelled = false
+
+  /** True once `cancel` was called: nothing more of this call is delivered. */
+  get cancelled (): boolean {
+    return this.#cancelled
+  }
+
+  /** Closes the response as a disconnecting client would (now, or as soon as the endpoint starts answering). */
+  cancel (): void {
+    this.#cancelled = true
+    if (this.#raw !== undefined && !this.#raw.writableFinished) this.#raw.destroy()
+  }
+
+  /** Sends `payload` with `headers`; yields each JSON-RPC message of the answer, serialised as the endpoint wrote it. */
+  async * send (target: EndpointTarget, headers: Record<string, string>, payload: string): AsyncGenerator<string> {
+    const { app } = target
+    const response = await target.inject((req, res) => {
+      this.#raw = res
+      if (this.#cancelled) res.destroy()
+      app.routing(req, res)
+    }, { method: 'POST', url: target.path, headers, payload, payloadAsStream: true })
+    const body = response.stream()
+    try {
+      if (this.#cancelled) return
+      const type = String(response.headers['content-type'] ?? '')
+      if (type.startsWith('text/event-stream')) {
+        for await (const event of sseEvents(Readable.toWeb(body) as ReadableStream<Uint8Array>)) {
+          if (this.#cancelled) return
+          if (event.data !== '') yield event.data
+        }
+        return
+      }
+      const chunks: Buffer[] = []
+      for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk)
+      const text = Buffer.concat(chunks).toString('utf8').trim()
+      if (text !== '' && !this.#cancelled) yield text
+    } finally {
+      if (!body.destroyed) body.destroy()
+    }
+  }
+}
