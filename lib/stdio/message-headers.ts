@@ -51,7 +51,7 @@ export function modernHeaders (message: JsonObject, version: string): Record<str
   const method = message.method
   if (typeof method !== 'string') return headers
   headers['mcp-method'] = headerValue(method)
-  const nameParam = Object.hasOwn(METHODS, method) ? METHODS[method]?.nameParam : undefined
+  const nameParam = Object.hasOwn(METHODS, method) ? METHODS[method]?.target?.param : undefined
   const params = message.params
   if (nameParam !== undefined && isJsonObject(params) && typeof params[nameParam] === 'string') {
     headers['mcp-name'] = headerValue(params[nameParam])
