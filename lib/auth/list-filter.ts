@@ -19,7 +19,9 @@ const LISTS: Readonly<Record<string, { items: string, handler: string, key: 'nam
   'tools/list': { items: 'tools', handler: 'callTool', key: 'name' },
   'prompts/list': { items: 'prompts', handler: 'getPrompt', key: 'name' },
   'resources/list': { items: 'resources', handler: 'readResource', key: 'uri' },
-  'resources/templates/list': { items: 'resourceTemplates', handler: 'readResource', key: 'uriTemplate' }
+  'resources/templates/list': { items: 'resourceTemplates', handler: 'readResource', key: 'uriTemplate' },
+  // The Skills extension (issue 32): a skill is asked of skills/get by its SKILL.md URI.
+  'skills/list': { items: 'skills', handler: 'getSkill', key: 'uri' }
 })
 
 export const FILTERED_LISTS: ReadonlySet<string> = new Set(Object.keys(LISTS))

@@ -13,6 +13,9 @@ import {
   CompleteResult,
   EmptyResult,
   GetPromptResult,
+  GetSkillResult,
+  ListSkillsResult,
+  ReadResourceDirectoryResult,
   ListPromptsResult,
   ListResourcesResult,
   ListResourceTemplatesResult,
@@ -37,7 +40,11 @@ const SCHEMAS: Readonly<Record<string, TSchema>> = {
   'completion/complete': CompleteResult,
   'resources/subscribe': EmptyResult,
   'resources/unsubscribe': EmptyResult,
-  'logging/setLevel': EmptyResult
+  'logging/setLevel': EmptyResult,
+  // The Skills extension (issue 32).
+  'skills/list': ListSkillsResult,
+  'skills/get': GetSkillResult,
+  'resources/directory/read': ReadResourceDirectoryResult
 }
 
 /** Results the endpoint completes or that follow another schema (tasks, input rounds) are not checked here. */

@@ -25,9 +25,15 @@ export type HandlerName =
   | 'subscribeResource'
   | 'unsubscribeResource'
   | 'setLogLevel'
+  | 'listSkills'
+  | 'getSkill'
+  | 'readResourceDirectory'
 
-/** Capabilities that handlers turn on (`resources.subscribe` is a flag inside `resources`). */
-export type CapabilityName = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging' | 'resources.subscribe'
+/**
+ * Capabilities that handlers turn on (`resources.subscribe` is a flag inside
+ * `resources`; `skills` is the Skills extension, `skills.directoryRead` its setting).
+ */
+export type CapabilityName = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging' | 'resources.subscribe' | 'skills' | 'skills.directoryRead'
 
 /** A method answered by a server module handler. */
 export interface ModuleMethod {
@@ -95,7 +101,11 @@ const TABLE = {
   'resources/subscribe': module({ handler: 'subscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false }),
   'resources/unsubscribe': module({ handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
   // The endpoint keeps the level (per caller); a module's own setLogLevel is told too, when it has one.
-  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) })
+  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, fallbackResult: Object.freeze({}) }),
+  // The Skills extension (io.modelcontextprotocol/skills), specified on 2026-07-28 and later: modern only.
+  'skills/list': module({ handler: 'listSkills', capability: 'skills', eras: MODERN_ONLY, cacheable: true }),
+  'skills/get': module({ handler: 'getSkill', capability: 'skills', eras: MODERN_ONLY, cacheable: true }),
+  'resources/directory/read': module({ handler: 'readResourceDirectory', capability: 'skills.directoryRead', eras: MODERN_ONLY, cacheable: false })
 } as const
 
 /** The endpoint-served methods that exist in `era`: each era's endpoint handler table has exactly these keys. */
@@ -136,7 +146,9 @@ export const REQUIRED_HANDLERS: Readonly<Record<CapabilityName, readonly Handler
   prompts: Object.freeze(['listPrompts', 'getPrompt'] as const),
   completions: Object.freeze(['complete'] as const),
   logging: Object.freeze([] as const),
-  'resources.subscribe': Object.freeze(['subscribeResource'] as const)
+  'resources.subscribe': Object.freeze(['subscribeResource'] as const),
+  skills: Object.freeze(['listSkills', 'getSkill'] as const),
+  'skills.directoryRead': Object.freeze(['readResourceDirectory'] as const)
 })
 
 /** True when `server[name]` is a function, own or inherited (class instances work). */
