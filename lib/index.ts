@@ -19,7 +19,7 @@ export type { DefinedPrompts, PromptDefinition, PromptArguments, PromptReturn } 
 export { defineResource, defineResources } from './definitions/resources.js'
 export { defineSkill, defineSkills } from './definitions/skills.js'
 export type { DefinedSkills, DynamicSkillContent, SkillDefinition, SkillFileContent, SkillFolderOptions, SkillFrontmatter } from './definitions/skills.js'
-export type { LiveDefinitions, LiveTools, LivePrompts, LiveResources } from './definitions/live.js'
+export type { LiveDefinitions, LiveTools, LivePrompts, LiveResources, LiveSkills } from './definitions/live.js'
 export type { DefinedResources, ResourceDefinition, ReadReturn } from './definitions/resources.js'
 export type { Completer, CompletionContext } from './definitions/completion.js'
 export type { Checked, FromJsonSchema, Infer, InferObject, InferReturn, JsonObjectSchema, JsonSchema, ObjectSchema, StandardJsonSchema, TypeBoxLegacySchema } from './definitions/schema-types.js'

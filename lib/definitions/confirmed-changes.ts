@@ -8,7 +8,7 @@
  * Instances that stay silent past the bound make the call reject, saying so.
  */
 import { randomUUID } from 'node:crypto'
-import type { DefinitionChange, EventBus, ListName, McpEvent } from '../parts/event-bus.js'
+import type { DefinitionChange, DefinitionList, EventBus, McpEvent } from '../parts/event-bus.js'
 
 /** How long the instance that made a change waits for the others to confirm it. */
 export const CONFIRM_TIMEOUT_MS = 5000
@@ -31,7 +31,7 @@ export class ConfirmedChanges {
   }
 
   /** Publishes the change; resolves once every other instance reached has applied it. */
-  share (list: ListName, name: string, change: DefinitionChange): Promise<void> {
+  share (list: DefinitionList, name: string, change: DefinitionChange): Promise<void> {
     const id = randomUUID()
     return new Promise<void>((resolve, reject) => {
       let timer: NodeJS.Timeout | undefined

@@ -29,6 +29,7 @@ export function createDecorator (state: EndpointState, path: string, auth: Endpo
     tools: state.live.tools,
     prompts: state.live.prompts,
     resources: state.live.resources,
+    skills: state.live.skills,
     get listenStreams () {
       return subscriptions.size
     },

@@ -5,7 +5,7 @@
  * optional peers (`@opentelemetry/api`).
  */
 import type { ProtectedResourceMetadata } from '../auth/protected-resource-metadata.js'
-import type { LivePrompts, LiveResources, LiveTools } from '../definitions/live.js'
+import type { LivePrompts, LiveResources, LiveSkills, LiveTools } from '../definitions/live.js'
 import type { McpHookName, McpHooks } from '../hooks/types.js'
 import type { DeploymentEra, ServerInfo } from '../options.js'
 import type { LegacyServerCapabilities, ModernServerCapabilities } from '../server-module/capabilities.js'
@@ -42,6 +42,8 @@ export interface McpDecorator {
   readonly tools: LiveTools
   readonly prompts: LivePrompts
   readonly resources: LiveResources
+  /** The skills defined with `defineSkills`, changed while the server runs (by skill path). */
+  readonly skills: LiveSkills
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /**

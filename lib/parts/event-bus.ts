@@ -16,6 +16,8 @@ import { isJsonObject } from '../protocol/jsonrpc.js'
 import { isLogLevel, type LogLevel } from '../protocol/log-level.js'
 
 export type ListName = 'tools' | 'prompts' | 'resources'
+/** The catalogues `fastify.mcp` changes at runtime: the lists, and skills (whose files are resources). */
+export type DefinitionList = ListName | 'skills'
 
 export type DefinitionChange = 'remove' | 'disable' | 'enable'
 
@@ -37,7 +39,7 @@ export type McpEvent =
    * prompts, resources) on one instance: every instance applies it to its own
    * catalogue and tells its own streams the list changed.
    */
-  | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange, id?: string }
+  | { type: 'definitionChanged', list: DefinitionList, name: string, change: DefinitionChange, id?: string }
   /** An instance applied the `definitionChanged` of that `id` (the instance that made it waits for every one). */
   | { type: 'definitionApplied', id: string }
   /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
@@ -85,6 +87,7 @@ export interface EventBus {
 }
 
 const LISTS: ReadonlySet<unknown> = new Set(['tools', 'prompts', 'resources'])
+const DEFINITION_LISTS: ReadonlySet<unknown> = new Set([...LISTS, 'skills'])
 
 /** Whether `value` is a well-formed McpEvent (events arriving from a shared medium are checked before use). */
 export function isMcpEvent (value: unknown): value is McpEvent {
@@ -98,7 +101,7 @@ export function isMcpEvent (value: unknown): value is McpEvent {
       return typeof value.owner === 'string' && isJsonObject(value.task) && typeof value.task.taskId === 'string' &&
         typeof value.task.status === 'string'
     case 'definitionChanged':
-      return LISTS.has(value.list) && typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && CHANGES.has(value.change) &&
+      return DEFINITION_LISTS.has(value.list) && typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && CHANGES.has(value.change) &&
         (value.id === undefined || isChangeId(value.id))
     case 'definitionApplied':
       return isChangeId(value.id)
