@@ -24,7 +24,7 @@ import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { Catalog } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { callback, checkDefinition, deepFreeze, isPlainObject, LISTED, SCOPES } from './plain.js'
-import { frontmatterProblem, parseFrontmatter, renderSkillMd, type SkillFrontmatter, skillNameProblem } from './skill-frontmatter.js'
+import { frontmatterProblem, parseFrontmatter, renderSkillMd, sameJson, type SkillFrontmatter, skillNameProblem } from './skill-frontmatter.js'
 import { digestOf, filePathProblem, findSkillFolders, MAX_SKILL_BYTES, MAX_SKILL_FILES, mimeTypeOf, readSkillDirectory, SKILL_MD, SkillFileProblem, toBuffer, uriSegment } from './skill-files.js'
 import { skillHandlers } from './skill-serving.js'
 import type { SkillDefinition, SkillEntry, SkillFile } from './skill-entry.js'
@@ -144,10 +144,10 @@ export function compileSkillEntry (path: string, definition: SkillDefinition, or
     listed = { uri, frontmatter, resources: 'dynamic' }
   } else {
     if (def.frontmatter !== undefined) throw new FST_MCP_INVALID_SKILL(path, 'frontmatter', '"frontmatter" is for dynamic skills; a skill with files has it in its SKILL.md')
+    if (def.directory !== undefined && (typeof def.directory !== 'string' || def.directory === '')) throw new FST_MCP_INVALID_SKILL(path, 'directory', '"directory" must be the path of a folder')
     const compiled = def.files !== undefined
       ? compileFiles(path, root, givenFiles(path, def.files))
-      : compileFiles(path, root, diskFiles(path, typeof def.directory === 'string' ? def.directory : '', shared))
-    if (def.directory !== undefined && typeof def.directory !== 'string') throw new FST_MCP_INVALID_SKILL(path, 'directory', '"directory" must be a path')
+      : compileFiles(path, root, diskFiles(path, def.directory as string, shared))
     files = compiled.files
     listed = { uri, frontmatter: compiled.frontmatter, resources: [...files.values()].map((f) => ({ uri: f.uri, digest: f.digest, size: f.size })) }
   }
@@ -165,7 +165,7 @@ function frontmatterOf (skill: string, value: unknown, name: string): SkillFront
   // What the host parses from the SKILL.md served must equal the entry's frontmatter field by field.
   const parsed = parseFrontmatter(renderSkillMd(value as SkillFrontmatter, ''), name)
   if (!parsed.ok) throw new FST_MCP_INVALID_SKILL(skill, 'frontmatter', parsed.problem)
-  if (JSON.stringify(parsed.frontmatter) !== JSON.stringify(value)) {
+  if (!sameJson(parsed.frontmatter, value)) {
     throw new FST_MCP_INVALID_SKILL(skill, 'frontmatter', 'it must be plain JSON data (strings, numbers, booleans, null, arrays, objects) that YAML reads back unchanged')
   }
   return deepFreeze(parsed.frontmatter)
