@@ -2,7 +2,8 @@
  * A small, realistic MCP server on Fastify: a notes service with tools,
  * resources (a URI template listing every note), prompts and completions,
  * all defined from TypeBox schemas: arguments are validated before a handler
- * runs and handlers are typed from the schemas.
+ * runs and handlers are typed from the schemas; and a skill (the Skills
+ * extension, modern era) teaching an agent the note-taking workflow.
  *
  *   npm start                          # http://127.0.0.1:3000/mcp, both eras
  *   HOST=127.0.0.1 PORT=8080 MCP_ERA=modern npm start
@@ -26,6 +27,7 @@ import mcpCapabilities, {
   type ValidateOptions,
   definePrompts,
   defineResources,
+  defineSkills,
   defineTools,
   ErrorCode,
   McpError,
@@ -73,6 +75,31 @@ export class NoteStore {
   idsStartingWith (prefix: string): string[] {
     return [...this.#notes.keys()].filter((id) => id.startsWith(prefix))
   }
+}
+
+/** The note-taking workflow as an Agent Skill: its SKILL.md, and a reference file it points to. */
+export const NOTE_TAKING_SKILL = {
+  'SKILL.md': `---
+name: note-taking
+description: Take, find and summarise notes with this server's tools. Use when the user wants to remember, look up or review something.
+metadata:
+  version: "1.0"
+---
+
+# Note-taking
+
+1. Before adding a note, call \`search_notes\` with its key words: update rather than duplicate.
+2. Add it with \`add_note\`: a short title, the body in plain sentences, tags from
+   [the style guide](references/STYLE.md).
+3. To review notes, read each \`notes://note/{id}\` resource, then use the
+   \`summarise_note\` prompt.
+`,
+  'references/STYLE.md': `# Note style
+
+- Titles: five words at most, no trailing period.
+- Tags: lowercase, singular (\`shopping\`, \`idea\`, \`meeting\`).
+- One topic per note.
+`
 }
 
 /** The server module: define helpers spread side by side; the plugin derives capabilities from the handlers. */
@@ -152,7 +179,10 @@ export function notesServer (store: NoteStore) {
           }
         }
       }
-    })
+    }),
+
+    // Served at skill://note-taking/SKILL.md (skills/list, skills/get, resources/read).
+    ...defineSkills({ 'note-taking': { files: NOTE_TAKING_SKILL } })
   } satisfies ServerModule
 }
 
@@ -184,7 +214,7 @@ export async function buildExampleServer ({ era = 'dual', validate, authorizatio
     serverInfo: { name: 'notes-example', title: 'Notes (example)', version: '1.0.0' },
     era,
     ...(validate === undefined ? {} : { validate }),
-    instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource.',
+    instructions: 'A notes service: add_note stores a note, search_notes finds notes, and each note is a resource. The skill skill://note-taking/SKILL.md describes the workflow.',
     cacheHints: { discover: { ttlMs: 60_000, cacheScope: 'public' } },
     ...(authorization === undefined ? {} : { authorization }),
     ...scale

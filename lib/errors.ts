@@ -70,6 +70,13 @@ export const FST_MCP_INVALID_DEFINITION = coded<'FST_MCP_INVALID_DEFINITION', [s
   TypeError
 )
 
+/** A skill that cannot be served as the Skills extension asks (lib/definitions/skills.ts): which skill, which file, why. */
+export const FST_MCP_INVALID_SKILL = coded<'FST_MCP_INVALID_SKILL', [string, string, string]>(
+  'FST_MCP_INVALID_SKILL',
+  'Invalid skill "%s" (%s): %s',
+  TypeError
+)
+
 export const FST_MCP_DUPLICATE_DEFINITION = coded<'FST_MCP_DUPLICATE_DEFINITION', [string, string, string]>(
   'FST_MCP_DUPLICATE_DEFINITION',
   '%s is defined twice: %s and %s (every tool and prompt name, resource name, URI and URI template must be unique)'

@@ -8,7 +8,7 @@ export type { ServerInfo, CacheScope, CacheHintOptions, CacheHintsOptions, Deplo
 export type { McpHookName, McpHooks, McpOperation, McpCall, McpOperationError, OnRequestHook, PreHandlerHook, OnResultHook, OnErrorHook } from './hooks/types.js'
 export type { TelemetryOptions } from './telemetry/telemetry-options.js'
 
-export { TASKS_EXTENSION } from './server-module/capabilities.js'
+export { SKILLS_EXTENSION, TASKS_EXTENSION } from './server-module/capabilities.js'
 export { buildCapabilities } from './definitions/module-capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'
 export { McpError, ErrorCode, resourceNotFound } from './protocol/mcp-error.js'
@@ -17,8 +17,10 @@ export type { DefinedTools, ToolDefinition, ToolArguments, ToolError, ToolReturn
 export { definePrompt, definePrompts } from './definitions/prompts.js'
 export type { DefinedPrompts, PromptDefinition, PromptArguments, PromptReturn } from './definitions/prompts.js'
 export { defineResource, defineResources } from './definitions/resources.js'
-export type { LiveDefinitions, LiveTools, LivePrompts, LiveResources } from './definitions/live.js'
+export type { LiveDefinitions, LiveTools, LivePrompts, LiveResources, LiveSkills } from './definitions/live.js'
 export type { NamedChange, NamedChanges, NamedChangeTarget } from './definitions/shared-catalog.js'
+export { defineSkill, defineSkills } from './definitions/skills.js'
+export type { DefinedSkills, DynamicSkillContent, SkillDefinition, SkillFileContent, SkillFolderOptions, SkillFrontmatter } from './definitions/skills.js'
 export type { DefinedResources, ResourceDefinition, ReadReturn } from './definitions/resources.js'
 export type { Completer, CompletionContext } from './definitions/completion.js'
 export type { Checked, FromJsonSchema, Infer, InferObject, InferReturn, JsonObjectSchema, JsonSchema, ObjectSchema, StandardJsonSchema, TypeBoxLegacySchema } from './definitions/schema-types.js'
@@ -38,15 +40,20 @@ export type {
   EmptyResult,
   GetPromptParams,
   GetPromptResult,
+  GetSkillParams,
+  GetSkillResult,
   ImageContent,
   ListPromptsResult,
   ListResourcesResult,
   ListResourceTemplatesResult,
+  ListSkillsResult,
   ListToolsResult,
   PaginatedParams,
   Prompt,
   PromptArgument,
   PromptMessage,
+  ReadResourceDirectoryParams,
+  ReadResourceDirectoryResult,
   ReadResourceParams,
   ReadResourceResult,
   Resource,
@@ -54,6 +61,8 @@ export type {
   ResourceLink,
   ResourceTemplate,
   SetLevelParams,
+  Skill,
+  SkillResource,
   SubscribeParams,
   TextContent,
   TextResourceContents,

@@ -20,7 +20,8 @@ const HANDLERS: readonly HandlerName[] = [
 ]
 
 /** The handler whose presence turns each capability on (PROTOCOL.md section 2); `logging` is on in both eras whatever the handlers. */
-const TRIGGER: Record<Exclude<CapabilityName, 'logging'>, HandlerName> = {
+// The skills extension's derivation is tested in test/skills/advertisement.test.ts.
+const TRIGGER: Record<Exclude<CapabilityName, 'logging' | 'skills' | 'skills.directoryRead'>, HandlerName> = {
   tools: 'listTools',
   resources: 'listResources',
   prompts: 'listPrompts',
@@ -97,7 +98,8 @@ function isAdvertised (caps: Record<string, any>, cap: CapabilityName): boolean 
 }
 
 t.test('the test\'s own tables agree with lib/protocol/methods.ts', async (t) => {
-  const fromRoutes = new Set(MODULE_METHODS.map(([, e]) => e.handler))
+  // The skills extension's handlers are combined in test/skills/advertisement.test.ts.
+  const fromRoutes = new Set(MODULE_METHODS.filter(([, e]) => !e.capability.startsWith('skills')).map(([, e]) => e.handler))
   t.same([...fromRoutes].sort(), [...HANDLERS].sort(), 'every routed handler is combined')
   t.same(REQUIRED_HANDLERS.logging, [], 'logging needs no handler: the endpoint answers logging/setLevel')
   for (const [cap, trigger] of Object.entries(TRIGGER) as Array<[Exclude<CapabilityName, 'logging'>, HandlerName]>) {

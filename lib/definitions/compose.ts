@@ -25,6 +25,9 @@ import { type DefinitionGroup, groupsOf, isGroupHandler } from './groups.js'
 import { type PromptEntry, promptHandlers } from './prompts.js'
 import { type ResourceEntry, resourceHandlers } from './resources.js'
 import { type ToolEntry, toolHandlers } from './tools.js'
+import type { SkillEntry } from './skill-entry.js'
+import { skillHandlers } from './skill-serving.js'
+import { FST_MCP_DUPLICATE_DEFINITION } from '../errors.js'
 
 export interface Composition {
   /** The module to serve (the given one when it holds no groups). */
@@ -33,6 +36,7 @@ export interface Composition {
   readonly tools: Catalog<ToolEntry> | undefined
   readonly prompts: Catalog<PromptEntry> | undefined
   readonly resources: Catalog<ResourceEntry> | undefined
+  readonly skills: Catalog<SkillEntry> | undefined
   /** Whether `completion/complete` is served (so completers can be added at runtime). */
   readonly completes: boolean
 }
@@ -49,7 +53,7 @@ function rawHandler (server: object, name: string): AnyHandler | undefined {
   return bound
 }
 
-function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: DefinitionGroup[], kind: DefinitionGroup['kind'], noun: string, seal: CursorSeal): Catalog<E> | undefined {
+function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry | SkillEntry> (groups: DefinitionGroup[], kind: DefinitionGroup['kind'], noun: string, seal: CursorSeal): Catalog<E> | undefined {
   const own = groups.filter((g) => g.kind === kind)
   if (own.length === 0) return undefined
   const catalog = new Catalog<E>(noun, seal)
@@ -66,11 +70,12 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: D
  */
 export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false, cursorSecrets?: readonly Buffer[]): Composition {
   const groups = groupsOf(server)
-  if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
+  if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, skills: undefined, completes: false }
   const seal = new CursorSeal(cursorSecrets)
   const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool', seal) ?? (withTools ? new Catalog<ToolEntry>('tool', seal) : undefined)
   const prompts = catalogOf<PromptEntry>(groups, 'prompts', 'prompt', seal)
   const resources = catalogOf<ResourceEntry>(groups, 'resources', 'resource', seal)
+  const skills = catalogOf<SkillEntry>(groups, 'skills', 'skill', seal)
 
   // The module's own handlers first (bound), then the catalogues' over the names they serve.
   const module: Record<string, unknown> = {}
@@ -87,6 +92,11 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize))
   if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize))
   if (resources !== undefined) Object.assign(module, resourceHandlers(resources, raw, pageSize))
+  if (skills !== undefined) {
+    if (resources !== undefined) checkSkillUris(skills, resources)
+    // Skill files are read before the module's resources, which keep their scopes and completers.
+    Object.assign(module, skillHandlers(skills, { ...raw, readResource: module.readResource as AnyHandler | undefined, listResources: module.listResources as ((params?: JsonObject, ctx?: HandlerContext) => unknown) | undefined }, pageSize))
+  }
 
   const anyCompleters = (prompts?.names().some((n) => prompts.entry(n)?.completers !== undefined) ?? false) ||
     (resources?.names().some((n) => resources.entry(n)?.completers !== undefined) ?? false)
@@ -103,5 +113,17 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
         return defined ? definedComplete.call(module, params, ctx) : rawComplete(params, ctx)
       }
   }
-  return { module: module as AnyServerModule, tools, prompts, resources, completes: module.complete !== undefined }
+  return { module: module as AnyServerModule, tools, prompts, resources, skills, completes: module.complete !== undefined }
+}
+
+/** A skill's file and a defined resource may not share a URI (the skill's would hide the resource). */
+export function checkSkillUris (skills: Catalog<SkillEntry>, resources: Catalog<ResourceEntry>, only?: SkillEntry): void {
+  for (const name of only === undefined ? skills.names() : [only.name]) {
+    const entry = only ?? skills.entry(name) as SkillEntry
+    const uris = entry.files === undefined ? [entry.key] : [...entry.files.values()].map((f) => f.uri)
+    for (const uri of uris) {
+      const resource = resources.entry(resources.names().find((n) => resources.entry(n)?.key === uri) ?? '')
+      if (resource !== undefined) throw new FST_MCP_DUPLICATE_DEFINITION(`URI ${uri}`, `resource "${resource.name}" (${resource.origin})`, `skill "${entry.name}" (${entry.origin})`)
+    }
+  }
 }

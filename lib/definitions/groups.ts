@@ -9,7 +9,7 @@
  */
 import type { CatalogEntry } from './catalog.js'
 
-export type DefinitionKind = 'tools' | 'prompts' | 'resources'
+export type DefinitionKind = 'tools' | 'prompts' | 'resources' | 'skills'
 
 export interface DefinitionGroup<E extends CatalogEntry = CatalogEntry> {
   readonly kind: DefinitionKind

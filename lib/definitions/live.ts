@@ -15,9 +15,11 @@
  *   every instance (from shared configuration, say); each tells its own streams.
  */
 import { FST_MCP_NOT_ADVERTISED, FST_MCP_UNKNOWN_DEFINITION } from '../errors.js'
-import type { DefinitionChange, ListName } from '../parts/event-bus.js'
+import type { DefinitionChange, DefinitionList, ListName } from '../parts/event-bus.js'
 import type { Catalog, CatalogEntry } from './catalog.js'
-import type { Composition } from './compose.js'
+import { checkSkillUris, type Composition } from './compose.js'
+import type { SkillDefinition, SkillEntry } from './skill-entry.js'
+import { compileSkillEntry } from './skills.js'
 import { callerOrigin } from './groups.js'
 import { compilePromptEntry, type PromptDefinition } from './prompts.js'
 import { compileResourceEntry, type ResourceDefinition } from './resources.js'
@@ -56,10 +58,21 @@ export interface LiveResources extends LiveDefinitions {
   update<const T = undefined> (name: string, resource: ResourceDefinition<T>): void
 }
 
+/**
+ * Skills by path (`acme/billing/refunds`). A change tells listen streams
+ * that the resources changed (a skill's files are resources; the extension
+ * has no notification of its own) and that each of its files was updated.
+ * `update` reads a skill folder again: how a changed file on disk is served.
+ */
+export interface LiveSkills extends LiveDefinitions {
+  add (path: string, skill: SkillDefinition): void
+  update (path: string, skill: SkillDefinition): void
+}
+
 /** What the endpoint provides: the bus and this instance's streams. */
 export interface LiveHooks {
   /** Publishes a change for the other instances; resolves once they confirmed it, rejects when they could not. */
-  share (list: ListName, name: string, change: DefinitionChange): Promise<void>
+  share (list: DefinitionList, name: string, change: DefinitionChange): Promise<void>
   /** Tells this instance's streams. */
   listChanged (list: ListName): void
   resourceUpdated (uri: string): void
@@ -68,39 +81,60 @@ export interface LiveHooks {
 const NOT_DEFINED = {
   tools: 'put a `defineTools({})` (even an empty one) in the server module at registration to serve tools added later',
   prompts: 'put a `definePrompts({})` (even an empty one) in the server module at registration to serve prompts added later',
-  resources: 'put a `defineResources({})` (even an empty one) in the server module at registration to serve resources added later'
+  resources: 'put a `defineResources({})` (even an empty one) in the server module at registration to serve resources added later',
+  skills: 'put a `defineSkills({})` (even an empty one) in the server module at registration to serve skills added later'
 } as const
 
 export interface LiveCatalogs {
   readonly tools: LiveTools
   readonly prompts: LivePrompts
   readonly resources: LiveResources
+  readonly skills: LiveSkills
   /** Applies a change heard on the bus; true when it changed this instance's catalogue. */
-  apply (list: ListName, name: string, change: DefinitionChange): boolean
+  apply (list: DefinitionList, name: string, change: DefinitionChange): boolean
+}
+
+/** The URIs a skill serves (each told `resources/updated` when the skill changes). */
+function skillUris (entry: CatalogEntry | undefined): string[] {
+  const skill = entry as SkillEntry | undefined
+  if (skill === undefined) return []
+  return skill.files === undefined ? [skill.key] : [...skill.files.values()].map((f) => f.uri)
 }
 
 export function createLiveCatalogs (composition: Composition, hooks: LiveHooks): LiveCatalogs {
-  const catalogs: Record<ListName, Catalog<CatalogEntry> | undefined> = {
+  const catalogs: Record<DefinitionList, Catalog<CatalogEntry> | undefined> = {
     tools: composition.tools,
     prompts: composition.prompts,
-    resources: composition.resources
+    resources: composition.resources,
+    skills: composition.skills
   }
 
-  function catalogFor (list: ListName, what: string): Catalog<CatalogEntry> {
+  /** What listen streams hear of a change to `list`: skills are resources to them. */
+  function told (list: DefinitionList, before: CatalogEntry | undefined, after: CatalogEntry | undefined): void {
+    if (list !== 'skills') {
+      hooks.listChanged(list)
+      return
+    }
+    hooks.listChanged('resources')
+    for (const uri of new Set([...skillUris(before), ...skillUris(after)])) hooks.resourceUpdated(uri)
+  }
+
+  function catalogFor (list: DefinitionList, what: string): Catalog<CatalogEntry> {
     const catalog = catalogs[list]
     if (catalog === undefined) throw new FST_MCP_NOT_ADVERTISED(what, `the server module defined no ${list} at registration, so the ${list} capability is not advertised; ${NOT_DEFINED[list]}`)
     return catalog
   }
 
-  function apply (list: ListName, name: string, change: DefinitionChange): boolean {
+  function apply (list: DefinitionList, name: string, change: DefinitionChange): boolean {
     const catalog = catalogs[list]
     if (catalog === undefined) return false
+    const entry = catalog.entry(name)
     const changed = change === 'remove' ? catalog.remove(name) !== undefined : catalog.setEnabled(name, change === 'enable')
-    if (changed) hooks.listChanged(list)
+    if (changed) told(list, entry, undefined)
     return changed
   }
 
-  function common (list: ListName): LiveDefinitions {
+  function common (list: DefinitionList): LiveDefinitions {
     const shared = (change: DefinitionChange) => (name: string): Promise<void> => {
       const catalog = catalogFor(list, `${list}`)
       if (typeof name !== 'string' || !catalog.has(name)) throw new FST_MCP_UNKNOWN_DEFINITION(`${catalog.kind} "${String(name)}"`)
@@ -119,7 +153,7 @@ export function createLiveCatalogs (composition: Composition, hooks: LiveHooks):
   }
 
   /** add/update of one kind: compile with the registration checks, then change the catalogue. */
-  function changer<D> (list: ListName, compile: (name: string, definition: D, origin: string) => CatalogEntry) {
+  function changer<D> (list: DefinitionList, compile: (name: string, definition: D, origin: string) => CatalogEntry) {
     function checkCompletion (entry: CatalogEntry, name: string): void {
       if ((entry as { completers?: unknown }).completers !== undefined && !composition.completes) {
         throw new FST_MCP_NOT_ADVERTISED(`"${name}" with completers`, 'completion/complete is not advertised (no definition had completers at registration and the module has no `complete`)')
@@ -129,15 +163,21 @@ export function createLiveCatalogs (composition: Composition, hooks: LiveHooks):
       const catalog = catalogFor(list, `${list} ("${String(name)}")`)
       const entry = compile(name, definition, callerOrigin(`fastify.mcp.${list}.add`, add))
       checkCompletion(entry, name)
+      checkSkill(list, entry)
       catalog.add(entry)
-      hooks.listChanged(list)
+      told(list, undefined, entry)
     }
     function update (name: string, definition: D): void {
       const catalog = catalogFor(list, `${list} ("${String(name)}")`)
       if (!catalog.has(name)) throw new FST_MCP_UNKNOWN_DEFINITION(`${catalog.kind} "${String(name)}"`)
       const entry = compile(name, definition, callerOrigin(`fastify.mcp.${list}.update`, update))
       checkCompletion(entry, name)
+      checkSkill(list, entry)
       const before = catalog.replace(entry)
+      if (list === 'skills') {
+        if (catalog.isEnabled(name)) told(list, before, entry)
+        return
+      }
       hooks.listChanged(list)
       // A static resource replaced: what a read returns may have changed, for its old URI and its new one.
       if (list === 'resources' && catalog.isEnabled(name)) {
@@ -148,10 +188,16 @@ export function createLiveCatalogs (composition: Composition, hooks: LiveHooks):
     return { add, update }
   }
 
+  /** A skill's files may not take a defined resource's URI. */
+  function checkSkill (list: DefinitionList, entry: CatalogEntry): void {
+    if (list === 'skills' && composition.skills !== undefined && composition.resources !== undefined) checkSkillUris(composition.skills, composition.resources, entry as SkillEntry)
+  }
+
   return {
     tools: Object.freeze({ ...common('tools'), ...changer('tools', compileToolEntry) }) as LiveTools,
     prompts: Object.freeze({ ...common('prompts'), ...changer('prompts', compilePromptEntry) }) as LivePrompts,
     resources: Object.freeze({ ...common('resources'), ...changer('resources', compileResourceEntry) }) as LiveResources,
+    skills: Object.freeze({ ...common('skills'), ...changer('skills', compileSkillEntry) }) as LiveSkills,
     apply
   }
 }

@@ -22,7 +22,7 @@
  */
 import { FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE, FST_MCP_UNKNOWN_DEFINITION } from '../errors.js'
 import { type CatalogChange, type CatalogStore, type RecordedChange, subjectOf } from '../parts/catalog-store.js'
-import type { DefinitionChange, EventBus, ListName, McpEvent } from '../parts/event-bus.js'
+import type { DefinitionChange, DefinitionList, EventBus, McpEvent } from '../parts/event-bus.js'
 import { ConfirmedChanges } from './confirmed-changes.js'
 import type { LiveCatalogs, LivePrompts, LiveResources, LiveTools } from './live.js'
 
@@ -86,7 +86,7 @@ export class SharedCatalog {
   }
 
   /** A remove, disable or enable made (and already applied) here: recorded, then told to every other instance. */
-  async share (list: ListName, name: string, change: DefinitionChange): Promise<void> {
+  async share (list: DefinitionList, name: string, change: DefinitionChange): Promise<void> {
     const what = `the ${change} of "${name}"`
     const seq = await this.#record({ kind: 'definition', list, name, change }, what)
     await this.#tell(what, (id) => seq === undefined ? { type: 'definitionChanged', list, name, change, id } : { type: 'definitionChanged', list, name, change, id, seq })

@@ -30,6 +30,7 @@ export function createDecorator (state: EndpointState, path: string, auth: Endpo
     prompts: state.live.prompts,
     resources: state.live.resources,
     changes: state.changes,
+    skills: state.live.skills,
     get listenStreams () {
       return subscriptions.size
     },

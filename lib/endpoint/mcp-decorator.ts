@@ -5,7 +5,7 @@
  * optional peers (`@opentelemetry/api`).
  */
 import type { ProtectedResourceMetadata } from '../auth/protected-resource-metadata.js'
-import type { LivePrompts, LiveResources, LiveTools } from '../definitions/live.js'
+import type { LivePrompts, LiveResources, LiveSkills, LiveTools } from '../definitions/live.js'
 import type { NamedChanges } from '../definitions/shared-catalog.js'
 import type { McpHookName, McpHooks } from '../hooks/types.js'
 import type { DeploymentEra, ServerInfo } from '../options.js'
@@ -49,6 +49,8 @@ export interface McpDecorator {
    * lib/definitions/shared-catalog.ts and docs/several-instances.md).
    */
   readonly changes: NamedChanges
+  /** The skills defined with `defineSkills`, changed while the server runs (by skill path). */
+  readonly skills: LiveSkills
   /** How many `subscriptions/listen` streams are open. */
   readonly listenStreams: number
   /**

@@ -12,11 +12,11 @@
  * `MemoryCatalogStore` is the default (this process only); the `./redis`
  * entry's `RedisCatalogStore` shares it through Redis or Redis Cluster.
  */
-import type { DefinitionChange, ListName } from './event-bus.js'
+import { DEFINITION_LISTS, type DefinitionChange, type DefinitionList } from './event-bus.js'
 
 /** What is recorded: a definition's last remove, disable or enable, or a named change applied. */
 export type CatalogChange =
-  | { kind: 'definition', list: ListName, name: string, change: DefinitionChange }
+  | { kind: 'definition', list: DefinitionList, name: string, change: DefinitionChange }
   | { kind: 'named', name: string }
 
 /** A change with its place in the order of every change recorded. */
@@ -67,6 +67,6 @@ export function isRecordedChange (value: unknown): value is RecordedChange {
   const r = value as Record<string, unknown>
   if (typeof r.seq !== 'number' || !Number.isSafeInteger(r.seq) || typeof r.name !== 'string') return false
   if (r.kind === 'named') return true
-  return r.kind === 'definition' && (r.list === 'tools' || r.list === 'prompts' || r.list === 'resources') &&
+  return r.kind === 'definition' && DEFINITION_LISTS.has(r.list) &&
     (r.change === 'remove' || r.change === 'disable' || r.change === 'enable')
 }

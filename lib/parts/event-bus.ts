@@ -18,6 +18,8 @@ import { LIST_NAMES, type ListName } from '../protocol/methods.js'
 
 /** The lists that announce changes (the method table's `list.changed`). */
 export type { ListName }
+/** The catalogues `fastify.mcp` changes at runtime: the lists, and skills (whose files are resources). */
+export type DefinitionList = ListName | 'skills'
 
 export type DefinitionChange = 'remove' | 'disable' | 'enable'
 
@@ -46,7 +48,7 @@ export type McpEvent =
    * prompts, resources) on one instance: every instance applies it to its own
    * catalogue and tells its own streams the list changed.
    */
-  | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange, id?: string, seq?: number }
+  | { type: 'definitionChanged', list: DefinitionList, name: string, change: DefinitionChange, id?: string, seq?: number }
   /**
    * A named change (`fastify.mcp.changes.apply`): every instance runs its own
    * copy of the code defined under that name. `seq` is its place in the
@@ -100,6 +102,8 @@ export interface EventBus {
 }
 
 const LISTS: ReadonlySet<unknown> = new Set(LIST_NAMES)
+/** The catalogues a runtime change may name. */
+export const DEFINITION_LISTS: ReadonlySet<unknown> = new Set([...LISTS, 'skills'])
 
 /** Whether `value` is a well-formed McpEvent (events arriving from a shared medium are checked before use). */
 export function isMcpEvent (value: unknown): value is McpEvent {
@@ -113,7 +117,7 @@ export function isMcpEvent (value: unknown): value is McpEvent {
       return typeof value.owner === 'string' && isJsonObject(value.task) && typeof value.task.taskId === 'string' &&
         typeof value.task.status === 'string'
     case 'definitionChanged':
-      return LISTS.has(value.list) && typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && CHANGES.has(value.change) &&
+      return DEFINITION_LISTS.has(value.list) && typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && CHANGES.has(value.change) &&
         (value.id === undefined || isChangeId(value.id)) && isSeq(value.seq)
     case 'namedChange':
       return typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && isChangeId(value.id) && isSeq(value.seq)

@@ -25,18 +25,24 @@ import {
   CompleteResult,
   EmptyResult,
   GetPromptResult,
+  GetSkillResult,
   ListPromptsResult,
   ListResourcesResult,
   ListResourceTemplatesResult,
+  ListSkillsResult,
   ListToolsResult,
   ModernCallToolResult,
+  ReadResourceDirectoryResult,
   ReadResourceResult
 } from './schemas.js'
 
 export type Era = 'legacy' | 'modern'
 
-/** Capabilities that handlers turn on (`resources.subscribe` is a flag inside `resources`). */
-export type CapabilityName = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging' | 'resources.subscribe'
+/**
+ * Capabilities that handlers turn on (`resources.subscribe` is a flag inside
+ * `resources`; `skills` is the Skills extension, `skills.directoryRead` its setting).
+ */
+export type CapabilityName = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging' | 'resources.subscribe' | 'skills' | 'skills.directoryRead'
 
 /** What a request acts on: the param naming it (repeated by the modern `Mcp-Name` header) and what it names. */
 export interface Target {
@@ -174,7 +180,17 @@ const TABLE = {
     handler: 'unsubscribeResource', capability: 'resources.subscribe', eras: LEGACY_ONLY, cacheable: false, target: RESOURCE, result: EMPTY, fallbackResult: Object.freeze({})
   }),
   // The endpoint keeps the level (per caller); a module's own setLogLevel is told too, when it has one.
-  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, result: EMPTY, fallbackResult: Object.freeze({}) })
+  'logging/setLevel': module({ handler: 'setLogLevel', capability: 'logging', eras: LEGACY_ONLY, cacheable: false, result: EMPTY, fallbackResult: Object.freeze({}) }),
+  // The Skills extension (io.modelcontextprotocol/skills), specified on 2026-07-28 and later: modern only. A skill's
+  // change is told as a resources change (the extension has no notification of its own).
+  'skills/list': module({
+    handler: 'listSkills', capability: 'skills', eras: MODERN_ONLY, cacheable: true, result: same(ListSkillsResult),
+    list: list({ items: 'skills', itemHandler: 'getSkill', key: 'uri', changed: 'resources' })
+  }),
+  'skills/get': module({ handler: 'getSkill', capability: 'skills', eras: MODERN_ONLY, cacheable: true, result: same(GetSkillResult) }),
+  'resources/directory/read': module({
+    handler: 'readResourceDirectory', capability: 'skills.directoryRead', eras: MODERN_ONLY, cacheable: false, result: same(ReadResourceDirectoryResult)
+  })
 } as const
 
 type Table = typeof TABLE
@@ -246,7 +262,7 @@ export function targetOf (entry: MethodEntry | undefined, params: Readonly<Recor
  * `tools` while `tools/call` answers "method not found" would be a lie.
  */
 export const REQUIRED_HANDLERS: Readonly<Record<CapabilityName, readonly HandlerName[]>> = Object.freeze(Object.fromEntries(
-  (['tools', 'resources', 'prompts', 'completions', 'logging', 'resources.subscribe'] as const).map((capability) => [capability, Object.freeze(
+  (['tools', 'resources', 'prompts', 'completions', 'logging', 'resources.subscribe', 'skills', 'skills.directoryRead'] as const).map((capability) => [capability, Object.freeze(
     MODULE_METHODS.flatMap(([, entry]) => entry.capability === capability && entry.fallbackResult === undefined ? [entry.handler] : []))])
 ) as Record<CapabilityName, readonly HandlerName[]>)
 

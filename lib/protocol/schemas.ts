@@ -532,3 +532,38 @@ export type SetLevelParams = Static<typeof SetLevelParams>
 /** `{}`: what subscribe, unsubscribe and setLevel answer. */
 export const EmptyResult = Type.Object({ ...resultFields }, open)
 export type EmptyResult = Static<typeof EmptyResult>
+
+// ---------------------------------------------------------------------------
+// The Skills extension (io.modelcontextprotocol/skills): skills/list, skills/get, resources/directory/read
+
+/** One file of a skill's manifest: its URI, the SHA-256 of the bytes served (`sha256:` and 64 lowercase hex digits), their length. */
+export const SkillResource = Type.Object({
+  uri: Type.String(),
+  digest: Type.String({ pattern: '^sha256:[0-9a-f]{64}$' }),
+  size: Type.Integer({ minimum: 0 })
+}, open)
+export type SkillResource = Static<typeof SkillResource>
+
+/** A skill's entry: its SKILL.md URI, the frontmatter as written, every file (or `"dynamic"`). */
+export const Skill = Type.Object({
+  uri: Type.String(),
+  frontmatter: Type.Object({ name: Type.String(), description: Type.String() }, open),
+  resources: Type.Union([Type.Array(SkillResource), Type.Literal('dynamic')])
+}, open)
+export type Skill = Static<typeof Skill>
+
+export const ListSkillsResult = Type.Object({ skills: Type.Array(Skill), ...listResultFields }, open)
+export type ListSkillsResult = Static<typeof ListSkillsResult>
+
+export const GetSkillParams = Type.Object({ uri: Type.String(), _meta: Type.Optional(JsonObject) }, open)
+export type GetSkillParams = Static<typeof GetSkillParams>
+
+export const GetSkillResult = Type.Object({ skill: Skill, ...resultFields, ...cacheFields }, open)
+export type GetSkillResult = Static<typeof GetSkillResult>
+
+export const ReadResourceDirectoryParams = Type.Object({ uri: Type.String(), ...paginated }, open)
+export type ReadResourceDirectoryParams = Static<typeof ReadResourceDirectoryParams>
+
+/** The direct children of a directory resource: files, and folders as `mimeType: "inode/directory"`. */
+export const ReadResourceDirectoryResult = Type.Object({ resources: Type.Array(Resource), nextCursor: Type.Optional(Type.String()), ...resultFields }, open)
+export type ReadResourceDirectoryResult = Static<typeof ReadResourceDirectoryResult>

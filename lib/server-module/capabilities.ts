@@ -11,6 +11,13 @@ import { nearMissHint } from './module-check.js'
 export const ERAS: readonly Era[] = Object.freeze(['legacy', 'modern'])
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
 /**
+ * The Skills extension: advertised (modern era, the revision it is specified
+ * on) when the module serves `listSkills` and `getSkill`, with
+ * `directoryRead: true` when it also serves `readResourceDirectory`; it needs
+ * the `resources` capability, since skill files are read as resources.
+ */
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills'
+/**
  * Extensions a module offers through its definitions (MCP Apps' UI resources
  * put `io.modelcontextprotocol/ui` here): a symbol key, so spreading the
  * definitions into a module carries it and no handler name is taken.
@@ -202,7 +209,8 @@ function requireHandlers (server: object, capability: CapabilityName): void {
  *   `completions` iff `complete`;
  * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always,
  *   (`logging` in both eras and the rest unless the declaration sets it `false`),
- *   `completions` iff `complete`, the tasks extension iff `tasks`.
+ *   `completions` iff `complete`, the tasks extension iff `tasks`, the skills
+ *   extension iff `listSkills` and `getSkill` (`directoryRead` iff `readResourceDirectory`).
  *
  * Throws `FST_MCP_MISSING_HANDLER` when a capability would be advertised
  * without the handlers that serve it.
@@ -274,6 +282,13 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
     const extensions: Record<string, JsonObject> = { ...offered, ...base.extensions }
     if (options.tasks === true) extensions[TASKS_EXTENSION] = extensions[TASKS_EXTENSION] ?? {}
     else delete extensions[TASKS_EXTENSION]
+    if (hasHandler(server, 'listSkills') || hasHandler(server, 'getSkill')) {
+      requireHandlers(server, 'skills')
+      if (caps.resources === undefined) throw new FST_MCP_INVALID_CAPABILITIES('the skills extension needs the "resources" capability (skill files are read with resources/read)')
+      extensions[SKILLS_EXTENSION] = hasHandler(server, 'readResourceDirectory') ? { directoryRead: true } : {}
+    } else {
+      delete extensions[SKILLS_EXTENSION]
+    }
     if (Object.keys(extensions).length > 0) caps.extensions = extensions
   } else if (Object.keys(offered).length > 0) {
     caps.extensions = offered

@@ -21,6 +21,11 @@ import type {
   CompleteResult,
   EmptyResult,
   GetPromptParams,
+  GetSkillParams,
+  GetSkillResult,
+  ListSkillsResult,
+  ReadResourceDirectoryParams,
+  ReadResourceDirectoryResult,
   GetPromptResult,
   ListPromptsResult,
   ListResourcesResult,
@@ -143,6 +148,10 @@ export interface HandlerSignatures {
   subscribeResource: Handler<SubscribeParams, EmptyResult | undefined | void>
   unsubscribeResource: Handler<SubscribeParams, EmptyResult | undefined | void>
   setLogLevel: Handler<SetLevelParams, EmptyResult | undefined | void>
+  /** The Skills extension (`defineSkills` writes these): `skills/list`, `skills/get`, `resources/directory/read`. */
+  listSkills: Handler<PaginatedParams, ListSkillsResult>
+  getSkill: Handler<GetSkillParams, GetSkillResult>
+  readResourceDirectory: Handler<ReadResourceDirectoryParams, ReadResourceDirectoryResult>
 }
 
 /** `capabilities`: a declaration, or a function of the era returning one. */

@@ -1,0 +1,329 @@
+/**
+ * Serving a catalogue of skills: `skills/list` (prepared pages, like every
+ * defined list), `skills/get` (a prepared result per skill), the skills'
+ * files through `resources/read` and their folders through
+ * `resources/directory/read`. A client's URI is only ever looked up, as
+ * given, among the URIs the skills were defined with: no path is made from
+ * it, so `..`, percent-encoded separators, other schemes or NUL find nothing
+ * and answer as any unknown resource (-32602 in the modern era).
+ *
+ * The lookups are rebuilt when the catalogue changes (a skill added,
+ * replaced, removed, disabled or enabled): what is read is always what the
+ * current entry's manifest describes.
+ */
+import { isUtf8 } from 'node:buffer'
+import { firstNotBefore } from '../common/binary-search.js'
+import { isThenable } from '../common/maybe-promise.js'
+import { clip } from '../protocol/describe.js'
+import { ErrorCode, McpError, resourceNotFound } from '../protocol/mcp-error.js'
+import type { Resource } from '../protocol/schemas.js'
+import { presetJson } from '../response/frozen-json.js'
+import type { HandlerContext, JsonObject } from '../server-module/contract.js'
+import type { Catalog } from './catalog.js'
+import { COMPLETERS } from './completion.js'
+import { serveList, type RawList } from './listing.js'
+import { isPlainObject } from './plain.js'
+import { definedOrRaw, withRequiredScopes } from './required-scopes.js'
+import { renderSkillMd } from './skill-frontmatter.js'
+import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, mimeTypeOf, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
+import type { DynamicSkillContent, SkillEntry, SkillFile } from './skill-entry.js'
+
+type AnyHandler = (params: any, ctx: HandlerContext) => unknown
+
+/** Hand-written handlers served beside the skills, and the module's resource handlers the skills' files join. */
+export interface RawSkillHandlers {
+  listSkills?: RawList
+  getSkill?: AnyHandler
+  readResourceDirectory?: AnyHandler
+  readResource?: AnyHandler
+  listResources?: (params?: JsonObject, ctx?: HandlerContext) => unknown
+}
+
+/** URIs longer than this name no skill file (a skill's path stops at 512 characters, a file's at 1024). */
+const MAX_URI_LENGTH = 2048
+const MAX_CURSOR_LENGTH = 4096
+const BINARY = /^(?:image\/(?!svg)|audio\/|video\/|application\/(?:pdf|zip|octet-stream))/
+
+/** What one version of the catalogue serves, made on demand. */
+interface Lookups {
+  readonly version: number
+  /** Fixed files by URI, with the skill that serves them (the enclosing one, for a nested skill's files). */
+  readonly files: Map<string, { entry: SkillEntry, file: SkillFile }>
+  /** Dynamic skills by root URI. */
+  readonly dynamicRoots: Map<string, SkillEntry>
+  /** Folders by URI: their children by URI. */
+  readonly folders: Map<string, Map<string, Resource>>
+  /** The skill a folder belongs to (none above skills' roots). */
+  readonly folderOwners: Map<string, SkillEntry>
+  /** Folders' children in URI order, made when first read. */
+  readonly sorted: Map<string, readonly Resource[]>
+}
+
+const readResults = new WeakMap<SkillFile, object>()
+
+/** The `resources/read` result of a fixed file, frozen, its JSON preset (made on its first read). */
+function fileResult (file: SkillFile): object {
+  let result = readResults.get(file)
+  if (result === undefined) {
+    result = contentsOf(file.uri, file.mimeType, file.bytes)
+    readResults.set(file, result)
+  }
+  return result
+}
+
+/** Text when the bytes are UTF-8 (a client encodes the text back to the very bytes digested), else base64. */
+function contentsOf (uri: string, mimeType: string, bytes: Buffer): object {
+  const content = !BINARY.test(mimeType) && isUtf8(bytes)
+    ? { uri, mimeType, text: bytes.toString('utf8') }
+    : { uri, mimeType, blob: bytes.toString('base64') }
+  Object.freeze(content)
+  const contents = Object.freeze([content])
+  return presetJson({ contents }, JSON.stringify({ contents }))
+}
+
+function lastSegment (uri: string): string {
+  const segment = uri.slice(uri.lastIndexOf('/') + 1)
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+function folderResource (uri: string): Resource {
+  return Object.freeze({ uri, name: lastSegment(uri), mimeType: DIRECTORY_MIME_TYPE })
+}
+
+/** Adds `child` to `folder`, and each folder above it up to the URI's authority. */
+function addToFolders (folders: Map<string, Map<string, Resource>>, folder: string, child: Resource): void {
+  let parent = folder
+  let item = child
+  for (;;) {
+    let children = folders.get(parent)
+    const known = children !== undefined
+    if (children === undefined) {
+      children = new Map()
+      folders.set(parent, children)
+    }
+    if (!children.has(item.uri)) children.set(item.uri, item)
+    // The folder was known: so are those above it.
+    if (known) return
+    const cut = parent.lastIndexOf('/')
+    if (cut <= parent.indexOf('://') + 2) return
+    item = folderResource(parent)
+    parent = parent.slice(0, cut)
+  }
+}
+
+function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
+  const files = new Map<string, { entry: SkillEntry, file: SkillFile }>()
+  const dynamicRoots = new Map<string, SkillEntry>()
+  const folders = new Map<string, Map<string, Resource>>()
+  const folderOwners = new Map<string, SkillEntry>()
+  // Enclosing skills first: a nested skill's files and folders belong to the skill enclosing it.
+  const entries = [...catalog.enabled('skills')].sort((a, b) => a.name.length - b.name.length)
+  for (const entry of entries) {
+    if (!folderOwners.has(entry.root)) folderOwners.set(entry.root, entry)
+    if (entry.files === undefined) {
+      dynamicRoots.set(entry.root, entry)
+      const cut = entry.root.lastIndexOf('/')
+      if (cut > entry.root.indexOf('://') + 2) addToFolders(folders, entry.root.slice(0, cut), folderResource(entry.root))
+      else if (!folders.has(entry.root)) folders.set(entry.root, new Map())
+      continue
+    }
+    for (const file of entry.files.values()) {
+      if (!files.has(file.uri)) files.set(file.uri, { entry, file })
+      const folder = file.uri.slice(0, file.uri.lastIndexOf('/'))
+      addToFolders(folders, folder, Object.freeze({ uri: file.uri, name: lastSegment(file.uri), mimeType: file.mimeType, size: file.size }))
+      const segments = file.path.split('/')
+      let at = entry.root
+      for (let i = 0; i < segments.length - 1; i++) {
+        at += '/' + uriSegment(segments[i] as string)
+        if (!folderOwners.has(at)) folderOwners.set(at, entry)
+      }
+    }
+  }
+  return { version: catalog.version, files, dynamicRoots, folders, folderOwners, sorted: new Map() }
+}
+
+/** The dynamic skill whose root is `uri` or a folder above it. */
+function dynamicOwner (lookups: Lookups, uri: string): SkillEntry | undefined {
+  if (lookups.dynamicRoots.size === 0) return undefined
+  let at = uri
+  for (;;) {
+    const entry = lookups.dynamicRoots.get(at)
+    if (entry !== undefined) return entry
+    const cut = at.lastIndexOf('/')
+    if (cut <= at.indexOf('://') + 2) return undefined
+    at = at.slice(0, cut)
+  }
+}
+
+/** A dynamic skill's files for this request: SKILL.md rendered from the fixed frontmatter, the rest as made. */
+function dynamicFiles (entry: SkillEntry, made: unknown): Map<string, { uri: string, bytes: Buffer, mimeType: string }> {
+  const skill = `dynamic skill "${entry.name}"`
+  if (!isPlainObject(made) || typeof made.instructions !== 'string') throw new Error(`${skill}: content() must return { instructions: string, files? }`)
+  const given = made as unknown as DynamicSkillContent
+  const out = new Map<string, { uri: string, bytes: Buffer, mimeType: string }>()
+  const frontmatter = (entry.dynamic as NonNullable<SkillEntry['dynamic']>).frontmatter
+  out.set(SKILL_MD, { uri: entry.key, bytes: Buffer.from(renderSkillMd(frontmatter, given.instructions)), mimeType: 'text/markdown' })
+  if (given.files !== undefined) {
+    if (!isPlainObject(given.files)) throw new Error(`${skill}: "files" must be an object of contents by relative path`)
+    for (const [path, content] of Object.entries(given.files)) {
+      const problem = filePathProblem(path)
+      if (problem !== undefined || path === SKILL_MD) throw new Error(`${skill}: the file path ${JSON.stringify(path.slice(0, 200))} ${problem ?? 'is made from "instructions"'}`)
+      if (typeof content !== 'string' && !(content instanceof Uint8Array)) throw new Error(`${skill}: the content of ${path} must be a string or a Uint8Array`)
+      const bytes = toBuffer(content)
+      out.set(path, { uri: entry.root + '/' + path.split('/').map(uriSegment).join('/'), bytes, mimeType: mimeTypeOf(path, bytes) })
+    }
+  }
+  // The extension's bounds hold for what is made too: a host may stop reading past them.
+  let total = 0
+  for (const file of out.values()) total += file.bytes.length
+  if (out.size > MAX_SKILL_FILES || total > MAX_SKILL_BYTES) throw new Error(`${skill}: content() made ${out.size} files, ${total} bytes (at most ${MAX_SKILL_FILES} files, ${MAX_SKILL_BYTES} bytes)`)
+  return out
+}
+
+function encodeCursor (lastUri: string): string {
+  return Buffer.from('d:' + lastUri, 'utf8').toString('base64url')
+}
+
+/** The last child URI a cursor names, when it is a cursor made for `folder`; else -32602. */
+function decodeCursor (cursor: unknown, folder: string): string {
+  if (typeof cursor === 'string' && cursor.length <= MAX_CURSOR_LENGTH) {
+    const text = Buffer.from(cursor, 'base64url').toString('utf8')
+    const last = text.slice(2)
+    if (text.startsWith('d:') && last.startsWith(folder + '/') && encodeCursor(last) === cursor) return last
+  }
+  throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown cursor (start again without one)')
+}
+
+/** One page of a folder's children (URI order), after the cursor's child. */
+function pageOf (children: readonly Resource[], folder: string, cursor: unknown, pageSize: number | undefined): JsonObject {
+  const after = cursor === undefined ? undefined : decodeCursor(cursor, folder)
+  const start = after === undefined ? 0 : firstNotBefore(children.length, (i) => (children[i] as Resource).uri <= after)
+  if (pageSize === undefined || children.length - start <= pageSize) return { resources: start === 0 ? children : children.slice(start) }
+  const page = children.slice(start, start + pageSize)
+  return { resources: page, nextCursor: encodeCursor((page[page.length - 1] as Resource).uri) }
+}
+
+function notADirectory (uri: string): McpError {
+  return new McpError(ErrorCode.InvalidParams, `${clip(uri)} is not a directory resource`, { uri })
+}
+
+export interface SkillHandlers {
+  listSkills: (params?: JsonObject, ctx?: HandlerContext) => any
+  getSkill: (params: JsonObject, ctx?: HandlerContext) => any
+  readResourceDirectory: (params: JsonObject, ctx: HandlerContext) => any
+  readResource: (params: JsonObject, ctx: HandlerContext) => any
+  listResources: (params?: JsonObject, ctx?: HandlerContext) => any
+}
+
+const NO_RESOURCES = presetJson({ resources: Object.freeze([]) }, '{"resources":[]}')
+
+/**
+ * The handlers of `catalog`: `listSkills`, `getSkill`, `readResourceDirectory`,
+ * and `readResource` / `listResources` serving the skills' files before the
+ * module's own resources (`raw`), which keep their scopes and completers.
+ */
+export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined): SkillHandlers {
+  let lookups: Lookups | undefined
+  const current = (): Lookups => {
+    if (lookups === undefined || lookups.version !== catalog.version) lookups = buildLookups(catalog)
+    return lookups
+  }
+
+  function getSkill (params: JsonObject, ctx?: HandlerContext): unknown {
+    const uri = params.uri
+    if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be the URI of a skill\'s SKILL.md')
+    const entry = catalog.byKey(uri)
+    if (entry !== undefined) return entry.getResult
+    if (raw.getSkill !== undefined && !catalog.hasKey(uri)) return raw.getSkill(params, ctx as HandlerContext)
+    throw new McpError(ErrorCode.InvalidParams, `No skill is served at ${clip(uri)}`, { uri })
+  }
+
+  /** A skill file's result, or undefined when `uri` is no skill's file. */
+  function readSkillFile (uri: string, ctx: HandlerContext): object | Promise<object> | undefined {
+    if (uri.length > MAX_URI_LENGTH) return undefined
+    const found = current()
+    const fixed = found.files.get(uri)
+    if (fixed !== undefined) return fileResult(fixed.file)
+    const entry = dynamicOwner(found, uri)
+    if (entry === undefined || uri === entry.root) return undefined
+    const made = (entry.dynamic as NonNullable<SkillEntry['dynamic']>).content(ctx)
+    const serve = (value: unknown): object => {
+      for (const file of dynamicFiles(entry, value).values()) {
+        if (file.uri === uri) return contentsOf(uri, file.mimeType, file.bytes)
+      }
+      throw resourceNotFound(uri)
+    }
+    return isThenable(made) ? Promise.resolve(made).then(serve) : serve(made)
+  }
+
+  const previousRead = raw.readResource
+  function readResource (params: JsonObject, ctx: HandlerContext): unknown {
+    const uri = params.uri
+    const served = typeof uri === 'string' ? readSkillFile(uri, ctx) : undefined
+    if (served !== undefined) return served
+    if (previousRead !== undefined) return previousRead(params, ctx)
+    throw resourceNotFound(String(uri))
+  }
+  /** The skill a URI (file or folder) belongs to, for its scopes. */
+  const ownerOf = (uri: unknown): SkillEntry | undefined => {
+    if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined
+    const found = current()
+    return found.files.get(uri)?.entry ?? found.folderOwners.get(uri) ?? dynamicOwner(found, uri)
+  }
+  withRequiredScopes(readResource, definedOrRaw((params) => ownerOf(params.uri), previousRead))
+  // The module's resource templates keep their completers on the handler that now serves them.
+  const completers = previousRead === undefined ? undefined : (previousRead as { [COMPLETERS]?: unknown })[COMPLETERS]
+  if (completers !== undefined) Object.defineProperty(readResource, COMPLETERS, { value: completers, enumerable: false })
+
+  function readResourceDirectory (params: JsonObject, ctx: HandlerContext): unknown {
+    const uri = params.uri
+    if (typeof uri !== 'string') throw new McpError(ErrorCode.InvalidParams, 'Invalid params: "uri" must be the URI of a directory resource')
+    if (uri.length > MAX_URI_LENGTH) throw notADirectory(uri)
+    const found = current()
+    const entry = dynamicOwner(found, uri)
+    if (entry !== undefined) {
+      const made = (entry.dynamic as NonNullable<SkillEntry['dynamic']>).content(ctx)
+      const serve = (value: unknown): JsonObject => {
+        const children = new Map<string, Resource>()
+        for (const file of dynamicFiles(entry, value).values()) {
+          if (!file.uri.startsWith(uri + '/')) continue
+          const rest = file.uri.slice(uri.length + 1)
+          const cut = rest.indexOf('/')
+          const child = cut === -1
+            ? { uri: file.uri, name: lastSegment(file.uri), mimeType: file.mimeType, size: file.bytes.length }
+            : folderResource(uri + '/' + rest.slice(0, cut))
+          if (!children.has(child.uri)) children.set(child.uri, child)
+        }
+        if (children.size === 0) throw notADirectory(uri)
+        return pageOf([...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1), uri, params.cursor, pageSize)
+      }
+      return isThenable(made) ? Promise.resolve(made).then(serve) : serve(made)
+    }
+    let sorted = found.sorted.get(uri)
+    if (sorted === undefined) {
+      const children = found.folders.get(uri)
+      if (children === undefined) {
+        if (raw.readResourceDirectory !== undefined) return raw.readResourceDirectory(params, ctx)
+        throw notADirectory(uri)
+      }
+      sorted = Object.freeze([...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1))
+      found.sorted.set(uri, sorted)
+    }
+    return pageOf(sorted, uri, params.cursor, pageSize)
+  }
+  withRequiredScopes(readResourceDirectory, definedOrRaw((params) => ownerOf(params.uri), raw.readResourceDirectory))
+  withRequiredScopes(getSkill, definedOrRaw((params) => typeof params.uri === 'string' ? catalog.byKey(params.uri) : undefined, raw.getSkill))
+
+  return {
+    listSkills: (params?: JsonObject, ctx?: HandlerContext) => serveList(catalog, 'skills', 'uri', params, ctx, pageSize, raw.listSkills),
+    getSkill,
+    readResourceDirectory,
+    readResource,
+    // Skills need the resources capability (their files are resources): a module with no resources lists none.
+    listResources: raw.listResources ?? (() => NO_RESOURCES)
+  }
+}
