@@ -49,7 +49,7 @@ t.test('server/discover advertises the extension and resources; legacy advertise
   })
   t.same(skillsProblems('SkillsExtensionSettings', discover.json.result.capabilities.extensions['io.modelcontextprotocol/skills']), [])
   const init = await client.initialize('2025-11-25')
-  t.strictSame(init.json.result.capabilities, { tools: { listChanged: false }, resources: { listChanged: false }, logging: {} }, 'legacy: resources (skill files are ordinary resources), no extension')
+  t.strictSame(init.json.result.capabilities, { tools: { listChanged: true }, resources: { listChanged: true }, logging: {} }, 'legacy: resources (skill files are ordinary resources), no extension')
   for (const method of ['skills/list', 'skills/get', 'resources/directory/read']) {
     assertError(t, await client.legacy(method, { uri: 'skill://git-workflow/SKILL.md' }, { protocolVersion: '2025-11-25' }), { status: 200, code: -32601, id: 1, message: /Method not found/ })
   }
