@@ -53,6 +53,8 @@ export interface EndpointState {
   readonly operations: Operations
   /** `fastify.mcp.tools`, `prompts`, `resources`: defined items changed while the server runs, on every instance. */
   readonly live: LiveCatalogs
+  /** The catalogues of the defined tools, prompts and resources: what the endpoint reads of an item is its entry. */
+  readonly composition: Composition
   /**
    * Publishes `event` on the bus; returns how many of this instance's streams
    * it reached at once (the bus delivers locally inside `publish`, see
@@ -154,6 +156,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     legacyLogLevel,
     operations: new Operations(options.server, resultCheck, options.toolErrors),
     live,
+    composition,
     notify (event: McpEvent): number {
       const before = subscriptions.delivered
       parts.bus.publish(event).catch((err: unknown) => {
