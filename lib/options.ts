@@ -106,7 +106,7 @@ export interface TaskOptions {
   maxArgumentBytes?: number
   /**
    * The authorization context a task is bound to; default the caller
-   * (`callerOf` in lib/handler/request-scope.ts): the authenticated principal, else a digest of the
+   * (`callerOf` in lib/handler/caller.ts): the authenticated principal, else a digest of the
    * `Authorization` header, else `anonymous`.
    */
   owner?: (request: FastifyRequest) => string

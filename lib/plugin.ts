@@ -65,7 +65,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // `fastify.mcp`, its addHook bound to each context; at ready the hooks are fixed (a route-backed tool's calls get
   // its route context's) and, with the telemetry, settle what runs around operations.
   const getter = hookedDecorator(fastify, createDecorator(state, path, auth), toolContexts(composition.tools), (select) => {
-    state.operations.configure(select, telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
+    state.operations.settle(select, telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
   })
   fastify.decorate('mcp', { getter })
   // After the route tools joined the catalogue (their onReady ran first): the changes other instances recorded.

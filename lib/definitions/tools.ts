@@ -11,7 +11,6 @@ import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import type { Icon } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject, TaskCreatedResult } from '../server-module/contract.js'
 import { isTaskCreated } from '../server-module/task-created.js'
-import { RequestContext } from '../handler/request-context.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
 import { definedOrRaw, NEEDS_NOTHING, requirementOf, withRequiredScopes } from './required-scopes.js'
@@ -182,15 +181,8 @@ function shapeResult (tool: CompiledTool, value: unknown, ctx: HandlerContext): 
 /** Runs the handler on validated arguments (or answers the validation failure). */
 function run (tool: CompiledTool, args: unknown, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
   if (args instanceof Invalid) return invalidArguments(tool, args)
-  if (ctx instanceof RequestContext) leaveShaping(tool, ctx)
   const result = tool.handler(args, ctx)
   return isThenable(result) ? Promise.resolve(result).then((value) => tool.shape(value, ctx)) : tool.shape(result, ctx)
-}
-
-/** When this call may create a task, `runAsTask` finds the tool's shaping for the work's value (no allocation). */
-function leaveShaping (tool: CompiledTool, ctx: RequestContext): void {
-  const scope = ctx.request.mcpScope
-  if (scope !== null && scope.tasks !== undefined) scope.workResult = tool.shape
 }
 
 /** A compiled tool as the catalogue keeps it. */

@@ -11,7 +11,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import type { ResolvedAuthorization } from '../auth/authorization-options.js'
-import { scopeOf, verifiedCallerOf } from '../handler/request-scope.js'
+import { setVerifiedCaller, verifiedCallerOf } from '../auth/request-token.js'
 import { FILTERED_LISTS, filterList } from '../auth/list-filter.js'
 import { type AuthRejection, type AuthVerdict, isRejection, ResourceServer, RETRY_AFTER_SEC, type TokenVerifier } from '../auth/resource-server.js'
 import { scopesRequired } from '../server-module/scopes.js'
@@ -75,7 +75,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
       sendRejection(reply, verdict, undefined)
       return
     }
-    scopeOf(request).verified = verdict
+    setVerifiedCaller(request, verdict)
     done()
   }
 

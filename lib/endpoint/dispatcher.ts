@@ -14,7 +14,7 @@
  * -32603 with the id, never a bare 500.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { callerOf } from '../handler/request-scope.js'
+import { callerOf } from '../handler/caller.js'
 import { cancelNotified } from '../handler/in-flight.js'
 import { classifyMessage, isJsonObject, type JsonObject, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'

@@ -6,7 +6,11 @@
  * its token before the body is read, and never logs the Authorization header.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { declareRequestScope } from '../handler/request-scope.js'
+import { declareRequestToken } from '../auth/request-token.js'
+import { declareCaller } from '../handler/caller.js'
+import { declareErrorType } from '../response/reply.js'
+import { declareTaskSlots } from '../tasks/call-plan.js'
+import { declareOperationSlot } from './operations.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { sendError } from '../response/reply.js'
 import type { EndpointAuthorization } from './authorization.js'
@@ -34,7 +38,12 @@ async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply):
 }
 
 export async function mountEndpoint (fastify: FastifyInstance, routes: EndpointRoutes): Promise<void> {
-  declareRequestScope(fastify)
+  // The per-request private slots, each owned by one module (as Fastify core declares its own symbols).
+  declareRequestToken(fastify)
+  declareCaller(fastify)
+  declareErrorType(fastify)
+  declareOperationSlot(fastify)
+  declareTaskSlots(fastify)
   const { auth, policy } = routes
   // A callback hook: no promise per request on the hot path.
   function guard (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {

@@ -29,7 +29,7 @@ import { RequestStream } from '../streams/request-stream.js'
 import { errorResponse, internalErrorResponse, type PreparedResult, prepareResult, preparedResponse, resultResponse } from '../response/responses.js'
 import type { InitializeResult } from '../protocol/schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
-import { callerOf } from '../handler/request-scope.js'
+import { callerOf } from '../handler/caller.js'
 
 /** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
 const VERSION_WITHOUT_HEADER = '2025-03-26'

@@ -1,7 +1,7 @@
 /**
  * The log level of legacy requests, per caller. A stateless legacy endpoint
  * has no session to keep a `logging/setLevel` in, so the level belongs to
- * whoever set it: the caller (lib/handler/request-scope.ts `callerOf`: the
+ * whoever set it: the caller (lib/handler/caller.ts `callerOf`: the
  * authenticated principal, else a digest of the `Authorization` header).
  * Set here at once, and on the other instances through the event bus
  * (`{ type: 'logLevel', caller, level }`). A caller that set no level gets
@@ -11,7 +11,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { LogLevel } from '../protocol/log-level.js'
 import type { McpEvent } from '../parts/event-bus.js'
-import { callerOf } from '../handler/request-scope.js'
+import { callerOf } from '../handler/caller.js'
 import { CallerLogLevels } from './caller-log-levels.js'
 
 export class LegacyLogLevel {

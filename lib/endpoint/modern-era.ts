@@ -5,7 +5,8 @@
  * result is stamped with `resultType`, `_meta.serverInfo` and, for list and
  * read results, cache hints.
  */
-import { callerOf, scopeOf } from '../handler/request-scope.js'
+import { callerOf } from '../handler/caller.js'
+import { createdTaskOf, setTaskPlan } from '../tasks/call-plan.js'
 import { clip } from '../protocol/describe.js'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { isStatic, isValidScope, isValidTtl, resolveHints, type CacheHints } from './cache-hints.js'
@@ -31,6 +32,7 @@ import { RequestStream } from '../streams/request-stream.js'
 import { appendFields, errorResponse, internalErrorResponse, objectJson, partsResponse, type PreparedResult, prepareJson, prepareResult, preparedResponse, resultJsonResponse, resultParts } from '../response/responses.js'
 import type { ResultMeta } from '../protocol/schemas.js'
 import type { ClientInfo, JsonObject } from '../server-module/contract.js'
+import type { ToolEntry } from '../definitions/tools.js'
 import { createListenResponder } from '../streams/subscriptions.js'
 import { declaresTasks, type TaskService } from '../tasks/service.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
@@ -93,6 +95,8 @@ export function createModernHandler (state: EndpointState): EraHandler {
   const respondListen = createListenResponder(subscriptions, caps)
   const codec = new RequestStateCodec(options.requestState.secret)
   const paramHeaders = new ParamHeaderValidator(options.server, options.validate.paramHeaders)
+  /** The defined tool a call names, when it names one that is enabled. */
+  const toolEntry = (params: JsonObject): ToolEntry | undefined => typeof params.name === 'string' ? state.composition.tools?.get(params.name) : undefined
 
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
     const out: JsonObject = { ...result }
@@ -261,26 +265,24 @@ export function createModernHandler (state: EndpointState): EraHandler {
       replay = opened.replay
     }
     const ctx = new RequestContext(request, reply, 'modern', version, method, clientInfo, clientCapabilities, stream, replay)
-    if (tasks !== undefined && method === 'tools/call') {
-      // `runAsTask` in this handler may create a task: it finds the service and the arguments in the request's scope.
-      const scope = scopeOf(request)
-      scope.tasks = tasks
-      scope.params = params
+    if (tasks !== undefined && entry.target?.kind === 'tool') {
+      // `runAsTask` in this handler may create a task: it reads the call's plan (the tool's shaping from its catalogue entry).
+      setTaskPlan(request, { service: tasks, params, shape: toolEntry(params)?.compiled.shape, outcome: state.operations.workOutcome(request) })
     }
     const invoke = (): MaybePromise<Outcome> => {
       const outcome = state.operations.invoke(entry, params, ctx)
       return state.filterList === undefined ? outcome : whenSettled(outcome, (o) => (state.filterList as ListFilter)(method, o, request, true))
     }
-    const started = method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke()
+    const started = entry.target?.kind === 'tool' ? paramHeaders.guard(params, ctx, invoke) : invoke()
     // A handler still running is bounded: timed out, or stopped when the server closes.
     const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
     return whenSettled(tracked, (settled) => {
-      const created = request.mcpScope?.createdTask
+      const created = createdTaskOf(request)
       // A task whose CreateTaskResult is not the answer would run unseen.
       if (created !== undefined && !(settled.ok && settled.result.taskId === created)) tasks?.abandon(created, request)
       const outcome = settled.ok
         ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx, faultSubject(entry, params)) : settled
-        : settled.code === ErrorCode.ResourceNotFound && method === 'resources/read' ? resourceNotFoundNow(settled, params) : settled
+        : settled.code === ErrorCode.ResourceNotFound && entry.target?.kind === 'resource' ? resourceNotFoundNow(settled, params) : settled
       const { status, body } = answer(id, outcome, entry.cacheable, request, method, faultSubject(entry, params))
       return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
     })

@@ -1,20 +1,25 @@
 /**
  * What runs around MCP operations: the hooks added with
  * `fastify.mcp.addHook` (lib/hooks/) and the server span and duration
- * metric (lib/telemetry/). Both are settled once the app is ready
- * (`configure`); with no hook and no telemetry, `around` stays undefined and
- * `invoke` calls the handler directly, so the request path is the one it
- * was without them.
+ * metric (lib/telemetry/), one immutable pipeline built once, when the app
+ * is ready (`settle`). With no hook and no telemetry it has no `around`
+ * step and `invoke` calls the handler directly, so the request path is the
+ * one it was without them.
  *
- * `around` wraps every JSON-RPC request in the dispatcher: the span, then
- * the onRequest hooks. `invoke` serves a handler-served method in its era:
- * preHandler hooks, the handler, then onResult or onError hooks.
+ * It runs at fixed points: `around` wraps every JSON-RPC request in the
+ * dispatcher (the span, then the onRequest hooks); `invoke` serves a
+ * handler-served method in its era (preHandler hooks, the handler, then
+ * onResult or onError hooks); `workOutcome` gives the step a task's work
+ * outcome passes (the same onResult and onError hooks). What the onRequest
+ * step learns of a request (the operation as hooks see it, the chains that
+ * apply, a hook's answer) is kept in a private per-request slot that only
+ * this module reads.
  */
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { errorOf, errorOutcome, fail, type FailedOutcome, INTERNAL_ERROR_OUTCOME, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
-import { callerOf, scopeOf, type WorkOutcomeHooks } from '../handler/request-scope.js'
+import { callerOf } from '../handler/caller.js'
 import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
 import type { HookChains, HookSelector } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
@@ -23,11 +28,12 @@ import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { METHODS, type ModuleMethod, moduleEntry, type Target, targetOf } from '../protocol/methods.js'
-import { sendError } from '../response/reply.js'
+import { errorTypeOf, noteErrorType, sendError } from '../response/reply.js'
 import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
 import type { ToolErrorMode } from '../handler/tool-errors.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
+import { createdTaskOf, type WorkOutcomeStep } from '../tasks/call-plan.js'
 
 type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
 type Next = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
@@ -43,28 +49,74 @@ const TRACED_TARGET: Readonly<Record<Target['kind'], 'toolName' | 'promptName' |
   tool: 'toolName', prompt: 'promptName', resource: 'resourceUri', task: undefined
 })
 
-export class Operations {
-  around: Around | undefined = undefined
-  invoke: Invoke
+/** What the onRequest step learned of one request, for the steps after it. */
+interface Served {
+  readonly operation: McpOperation
+  readonly hooks: HookChains
+  /** An onRequest hook's answer, served in place of the handler. */
+  readonly answer: JsonObject | undefined
+}
 
+const kServed: unique symbol = Symbol('fastify-mcp-capabilities.operation')
+
+type WithServed = FastifyRequest & { [kServed]?: Served | null }
+
+/** Declares the slot up front, so request objects keep one shape. */
+export function declareOperationSlot (fastify: FastifyInstance): void {
+  fastify.decorateRequest(kServed, null)
+}
+
+function servedOf (request: FastifyRequest): Served | undefined {
+  return (request as WithServed)[kServed] ?? undefined
+}
+
+/** The steps, fixed at ready. */
+interface Steps {
+  readonly around: Around | undefined
+  readonly invoke: Invoke
+  readonly workOutcome: (request: FastifyRequest) => WorkOutcomeStep | undefined
+}
+
+const NO_WORK_OUTCOME = (): undefined => undefined
+
+export class Operations {
   readonly #server: AnyServerModule
   readonly #check: ResultCheck | undefined
   readonly #toolErrors: ToolErrorMode
+  /** Until ready: the handler alone (nothing can have been added yet). */
+  #steps: Steps
 
   constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode) {
     this.#server = server
     this.#check = check
     this.#toolErrors = toolErrors
-    this.invoke = this.#plainInvoke
+    this.#steps = Object.freeze({ around: undefined, invoke: this.#plainInvoke, workOutcome: NO_WORK_OUTCOME })
   }
 
   readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
 
-  /** Settles what runs around operations; called once, when the app is ready. */
-  configure (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
+  /** Builds the pipeline; called once, when the app is ready. */
+  settle (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
     if (hooks === undefined && telemetry === undefined) return
-    this.around = createAround(hooks, telemetry, errorStatus)
-    this.invoke = createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget)
+    this.#steps = Object.freeze({
+      around: createAround(hooks, telemetry, errorStatus),
+      ...createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget, () => telemetry?.active === true)
+    })
+  }
+
+  /** Around every JSON-RPC request in the dispatcher; undefined when nothing runs there. */
+  get around (): Around | undefined {
+    return this.#steps.around
+  }
+
+  /** Serves a handler-served method: preHandler hooks, the handler, then onResult or onError hooks. */
+  invoke (entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+    return this.#steps.invoke(entry, params, ctx)
+  }
+
+  /** What the outcome of work a `tools/call` runs as a task passes: the onResult and onError hooks of that call, if any. */
+  workOutcome (request: FastifyRequest): WorkOutcomeStep | undefined {
+    return this.#steps.workOutcome(request)
   }
 }
 
@@ -100,20 +152,16 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
   function serve (message: RequestMessage, request: FastifyRequest, reply: FastifyReply, next: Next, modern: boolean): MaybePromise<FastifyReply | undefined> {
     const chains = select?.(message.method, message.params)
     if (chains === undefined) return next(message, request, reply)
-    const scope = scopeOf(request)
-    scope.hooks = chains
-    const operation = scope.operation = operationOf(message, request, modern)
+    const operation = operationOf(message, request, modern)
     const { onRequest, onError } = chains
-    if (onRequest === undefined) return next(message, request, reply)
     const proceed = (answer: JsonObject | undefined): MaybePromise<FastifyReply | undefined> => {
-      if (answer !== undefined) {
-        if (METHODS[message.method]?.servedBy !== 'module') {
-          return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply, onError)
-        }
-        scope.answer = answer
+      if (answer !== undefined && METHODS[message.method]?.servedBy !== 'module') {
+        return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply, onError)
       }
+      ;(request as WithServed)[kServed] = Object.freeze({ operation, hooks: chains, answer })
       return next(message, request, reply)
     }
+    if (onRequest === undefined) return proceed(undefined)
     let answered: MaybePromise<JsonObject | undefined>
     try {
       answered = firstAnswer('onRequest', onRequest, (hook) => hook.fn.call(hook.context, operation))
@@ -137,8 +185,7 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
       meta: isJsonObject(message.params._meta) ? message.params._meta : {}
     })
     if (trace === undefined) return settle(serve(message, request, reply, next, modern), reply)
-    // The span's error.type is noted in the request's scope by whatever answers with an error.
-    const scope = scopeOf(request)
+    // The span's error.type is noted on the request by whatever answers with an error (errorTypeOf).
     let served: MaybePromise<FastifyReply | undefined>
     try {
       served = (telemetry as McpTelemetry).within(trace, () => serve(message, request, reply, next, modern))
@@ -147,11 +194,11 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
       throw err
     }
     if (!(served instanceof Promise)) {
-      trace.end(scope.errorType)
+      trace.end(errorTypeOf(request))
       return undefined
     }
     return served.then((answer) => {
-      trace.end(scope.errorType)
+      trace.end(errorTypeOf(request))
       return answer ?? reply
     }, (err: unknown) => {
       trace.end(String(ErrorCode.InternalError))
@@ -168,7 +215,7 @@ function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
   return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
-function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined): Invoke {
+function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined, traced: () => boolean): Pick<Steps, 'invoke' | 'workOutcome'> {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
   function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
@@ -211,20 +258,20 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     return checkTarget?.(ctx.request, 'resources/read', moved) ?? invoke(entry, moved, ctx)
   }
 
-  function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
+  function finish (outcome: Outcome, entry: ModuleMethod, ctx: HandlerContext, operation: McpOperation, note: NoteError, chains: HookChains): MaybePromise<Outcome> {
     const onResult = chains.onResult
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
         replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
         (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
-      return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope, chains))
+      return whenSettled(replaced, (final) => final.ok ? noted(final, note) : failed(final, ctx, operation, note, chains))
     }
-    return outcome.ok ? note(outcome, scope) : failed(outcome, ctx, operation, scope, chains)
+    return outcome.ok ? noted(outcome, note) : failed(outcome, ctx, operation, note, chains)
   }
 
-  function failed (outcome: FailedOutcome, ctx: HandlerContext, operation: McpOperation, scope: ErrorNote, chains: HookChains): MaybePromise<Outcome> {
-    scope.errorType = String(outcome.code)
+  function failed (outcome: FailedOutcome, ctx: HandlerContext, operation: McpOperation, note: NoteError, chains: HookChains): MaybePromise<Outcome> {
+    note(String(outcome.code))
     const onError = chains.onError
     if (onError === undefined) return outcome
     const error = errorOf(outcome)
@@ -238,47 +285,46 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
    * then: how the work ended is noted for no span.
    */
   const toolsCall = moduleEntry('tools/call')
-  const workOutcome: WorkOutcomeHooks = (scope) => {
-    const operation = scope.operation as McpOperation
-    const chains = scope.hooks as HookChains
-    return (outcome, taskCtx) => finish(outcome, toolsCall, taskCtx, operation, { errorType: undefined }, chains)
+  function workOutcome (request: FastifyRequest): WorkOutcomeStep | undefined {
+    const served = servedOf(request)
+    if (served === undefined || (served.hooks.onResult === undefined && served.hooks.onError === undefined)) return undefined
+    const { operation, hooks } = served
+    return (outcome, taskCtx) => finish(outcome, toolsCall, taskCtx, operation, IGNORED, hooks)
   }
 
-  return function invokeWithHooks (entry, params, ctx) {
-    // No scope: neither a hook nor a span wants this request (`around` makes it for them).
-    const scope = ctx.request.mcpScope
-    if (scope === null) return invoke(entry, params, ctx)
-    const { operation, hooks } = scope
-    if (operation === undefined || hooks === undefined) {
-      // Traced, without hooks: only how it ended is noted.
-      return whenSettled(invoke(entry, params, ctx), (o) => {
-        if (o.ok) return note(o, scope)
-        scope.errorType = String(o.code)
-        return o
-      })
+  function invokeWithHooks (entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+    const request = ctx.request
+    const served = servedOf(request)
+    if (served === undefined) {
+      // No hook applies: with a span, only how it ended is noted.
+      return traced() ? whenSettled(invoke(entry, params, ctx), (o) => noted(o, (type) => noteErrorType(request, type))) : invoke(entry, params, ctx)
     }
+    const { operation, hooks, answer } = served
+    const note: NoteError = (type) => noteErrorType(request, type)
     let outcome: MaybePromise<Outcome>
-    // Work this call runs as a task passes onResult and onError when it ends (lib/tasks/service.ts takes the step).
-    const tasked = ctx.method === 'tools/call' && (hooks.onResult !== undefined || hooks.onError !== undefined)
-    if (tasked) scope.workOutcome = workOutcome
-    if (scope.answer !== undefined) outcome = { ok: true, result: scope.answer }
+    if (answer !== undefined) outcome = { ok: true, result: answer }
     else if (hooks.preHandler !== undefined && entry.preHandler === true) outcome = callWithPreHandler(hooks.preHandler, entry, params, ctx, operation)
     else outcome = invoke(entry, params, ctx)
-    if (!tasked) return whenSettled(outcome, (o) => finish(o, entry, ctx, operation, scope, hooks))
     return whenSettled(outcome, (o) => {
-      // Taken: a task was created, and this is its CreateTaskResult; the hooks see the work's outcome instead.
-      if (scope.workOutcome === undefined && o.ok && o.result.resultType === 'task') return o
-      scope.workOutcome = undefined
-      return finish(o, entry, ctx, operation, scope, hooks)
+      // This call created a task and this is its CreateTaskResult: the hooks see the work's outcome instead (workOutcome).
+      if (o.ok && o.result.resultType === 'task' && createdTaskOf(request) !== undefined) return o
+      return finish(o, entry, ctx, operation, note, hooks)
     })
   }
+
+  return { invoke: invokeWithHooks, workOutcome }
 }
 
-/** Where how an operation ended is noted: the request's scope (for its span and metric), or a throwaway for a task's work. */
-interface ErrorNote { errorType: string | undefined }
+/** Notes how an operation ended: on the request (for its span and metric), or nowhere for a task's work. */
+type NoteError = (type: string) => void
+const IGNORED: NoteError = () => {}
 
 /** A tool's execution error (`isError: true`) is an error of the operation for its span and metric. */
-function note (outcome: Outcome, scope: ErrorNote): Outcome {
-  if (outcome.ok && outcome.result.isError === true) scope.errorType = 'tool_error'
+function noted (outcome: Outcome, note: NoteError): Outcome {
+  if (outcome.ok) {
+    if (outcome.result.isError === true) note('tool_error')
+  } else {
+    note(String(outcome.code))
+  }
   return outcome
 }

@@ -7,7 +7,7 @@
  * client answers 405, the answer clients read as "no stream here".
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { callerOf } from '../handler/request-scope.js'
+import { callerOf } from '../handler/caller.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { sendError } from '../response/reply.js'
 import { createLegacyStreamResponder } from '../streams/legacy-stream.js'

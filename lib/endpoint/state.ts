@@ -56,6 +56,8 @@ export interface EndpointState {
   readonly changes: NamedChanges
   /** At ready, before the first request: applies the catalogue changes recorded by other instances. */
   catchUp (): Promise<void>
+  /** The catalogues of the defined tools, prompts and resources: what the endpoint reads of an item is its entry. */
+  readonly composition: Composition
   /**
    * Publishes `event` on the bus; returns how many of this instance's streams
    * it reached at once (the bus delivers locally inside `publish`, see
@@ -163,6 +165,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
       const applied = await changes.catchUp(log)
       if (applied > 0) log.info({ changes: applied }, 'MCP catalogue changes recorded by other instances applied')
     },
+    composition,
     notify (event: McpEvent): number {
       const before = subscriptions.delivered
       parts.bus.publish(event).catch((err: unknown) => {

@@ -11,7 +11,7 @@ import type { Era } from '../protocol/methods.js'
 import type { RequestStream } from '../streams/request-stream.js'
 import type { ClientInfo, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
-import { authInfoOf } from './request-scope.js'
+import { authInfoOf } from '../auth/request-token.js'
 
 export class RequestContext extends ClientAsking implements HandlerContext {
   readonly request: FastifyRequest

@@ -26,7 +26,8 @@
  * cancellations (lib/tasks/runs.ts).
  */
 import type { FastifyBaseLogger, FastifyRequest } from 'fastify'
-import { callerOf, type RequestScope, type TaskHost, type WorkOutcomeStep, type WorkResultStep } from '../handler/request-scope.js'
+import { callerOf } from '../handler/caller.js'
+import { noteCreatedTask, type TaskHost, type TaskPlan, taskPlanOf, type WorkOutcomeStep, type WorkResultStep } from './call-plan.js'
 import { markTaskCreated } from '../server-module/task-created.js'
 import type { MaybePromise } from '../common/maybe-promise.js'
 import { TASKS_EXTENSION } from '../server-module/capabilities.js'
@@ -77,11 +78,11 @@ export const MAX_HELD_OUTCOME_BYTES = 16 * 1024 * 1024
  * arguments, client capabilities and client info are kept; with hooks that
  * see the work's outcome, the whole body too (their operation holds the request).
  */
-function inputFits (ctx: HandlerContext, scope: RequestScope, limit: number): boolean {
+function inputFits (ctx: HandlerContext, plan: TaskPlan, limit: number): boolean {
   const length = Number(ctx.request.headers['content-length'])
   if (Number.isSafeInteger(length) && length * MAX_COST_PER_CHARACTER <= limit) return true
-  if (scope.workOutcome !== undefined) return heapCostWithin(ctx.request.body, limit) !== undefined
-  const args = heapCostWithin(scope.params?.arguments, limit)
+  if (plan.outcome !== undefined) return heapCostWithin(ctx.request.body, limit) !== undefined
+  const args = heapCostWithin(plan.params.arguments, limit)
   if (args === undefined) return false
   const caps = heapCostWithin(ctx.clientCapabilities, limit - args)
   return caps !== undefined && heapCostWithin(ctx.clientInfo, limit - args - caps) !== undefined
@@ -196,7 +197,7 @@ export class TaskService implements TaskHost {
   }
 
   /** Creates the task and starts `work` as its run; undefined when the store refused. */
-  async createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean): Promise<JsonObject | undefined> {
+  async createTask (ctx: HandlerContext, work: (ctx: HandlerContext) => unknown, required: boolean, plan: TaskPlan): Promise<JsonObject | undefined> {
     const owner = this.ownerOf(ctx.request)
     // A store that cannot be reached is the server's fault, not the tool's: an McpError keeps -32603
     // (a plain throw from the handler would become a tool execution error for the model).
@@ -218,19 +219,11 @@ export class TaskService implements TaskHost {
     }
     const run = this.runs.start(task.taskId, owner, task.ttlMs)
     // The tool's name, for what the task tells the client and the log when its work throws.
-    const body = ctx.request.body as { params?: { name?: unknown } } | undefined
-    const tool = typeof body?.params?.name === 'string' ? body.params.name : ctx.method
+    const tool = typeof plan.params.name === 'string' ? plan.params.name : ctx.method
     // A defined tool's shaping, then the outcome hooks, see the work's result; the CreateTaskResult passes
-    // neither (taking the hooks' step tells the endpoint).
-    const scope = ctx.request.mcpScope
-    const shape = scope?.workResult
-    const through = scope?.workOutcome?.(scope)
-    if (scope !== null) {
-      scope.workResult = undefined
-      scope.workOutcome = undefined
-      scope.createdTask = task.taskId
-    }
-    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, shape, through)
+    // neither (the created task's id tells the endpoint).
+    noteCreatedTask(ctx.request, task.taskId)
+    this.#start(run, ctx, work, tool, Date.parse(task.createdAt) + task.ttlMs, plan.shape, plan.outcome)
     return { resultType: 'task', ...taskFields(task, this.limits) }
   }
 
@@ -452,14 +445,14 @@ function taskFields (task: StoredTask, limits: TaskLimits): JsonObject {
  * request declared it.
  */
 export function canRunAsTask (ctx: HandlerContext): boolean {
-  const scope = taskScope(ctx)
-  return scope?.tasks !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, scope, scope.tasks.maxArgumentBytes)
+  const plan = planOf(ctx)
+  return plan !== undefined && declaresTasks(ctx.clientCapabilities) && inputFits(ctx, plan, plan.service.maxArgumentBytes)
 }
 
-/** The request scope, when `ctx` serves a request (not a task) that may create a task. */
-function taskScope (ctx: HandlerContext): RequestScope | undefined {
+/** The call's plan, when `ctx` serves a request (not a task) that may create a task. */
+function planOf (ctx: HandlerContext): TaskPlan | undefined {
   if (ctx instanceof TaskContext) return undefined
-  return ctx.request.mcpScope ?? undefined
+  return taskPlanOf(ctx.request)
 }
 
 /**
@@ -478,16 +471,16 @@ export async function runAsTask<R> (
   options: RunAsTaskOptions = {}
 ): Promise<R | TaskCreatedResult> {
   // Inside a task already: the work runs in it.
-  const scope = taskScope(ctx)
-  const service = scope?.tasks
-  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, scope as RequestScope, service.maxArgumentBytes)) {
+  const plan = planOf(ctx)
+  const service = plan?.service
+  if (service !== undefined && declaresTasks(ctx.clientCapabilities) && !inputFits(ctx, plan as TaskPlan, service.maxArgumentBytes)) {
     // A task would keep too much of its request alive: run inline (the client waits; questions use
     // multi round-trip requests, which keep nothing here), or refuse when a task is required.
     if (options.required === true) {
       throw new McpError(ErrorCode.InvalidParams, `Invalid params: the arguments are too large to run as a task (over ${service.maxArgumentBytes} bytes of memory, estimated)`)
     }
   } else if (service !== undefined && declaresTasks(ctx.clientCapabilities)) {
-    const created = await service.createTask(ctx, work, options.required === true)
+    const created = await service.createTask(ctx, work, options.required === true, plan as TaskPlan)
     if (created !== undefined) return markTaskCreated(created) as TaskCreatedResult
     // The store is full: the server may always answer without a task.
   } else if (options.required === true) {

@@ -2,16 +2,17 @@
  * The request path's structure, from outside: the one method table marks
  * what the endpoint serves itself and the eras of every method, and the
  * endpoint answers by it (an entry's era and extension decide "method not
- * found"); per-request state is one `mcpScope` slot declared with
- * `decorateRequest`, empty until a step needs it, through which `runAsTask`
- * finds the tasks service and the call's params (no registry beside it).
+ * found"); per-request state lives in private slots (symbols declared with
+ * `decorateRequest`), each owned by one module: `runAsTask` reads the call's
+ * immutable plan (the tasks service, the params, the tool's shaping).
  */
 import t from 'tap'
 import Fastify, { type FastifyRequest } from 'fastify'
 import mcpCapabilities, { canRunAsTask, type HandlerContext, runAsTask } from '../../lib/index.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
 import { METHODS, methodIn, MODULE_METHODS } from '../../lib/protocol/methods.js'
-import { callerOf, RequestScope } from '../../lib/handler/request-scope.js'
+import { callerOf } from '../../lib/handler/caller.js'
+import { type TaskPlan, taskPlanOf } from '../../lib/tasks/call-plan.js'
 
 const SERVER_INFO = { name: 'path', version: '1.0.0' }
 const ENDPOINT_SERVED = ['initialize', 'ping', 'server/discover', 'subscriptions/listen', 'tasks/get', 'tasks/update', 'tasks/cancel']
@@ -28,7 +29,9 @@ t.test('one table: endpoint-served methods marked, every method with its eras', 
   t.equal(METHODS['tasks/get']?.servedBy === 'endpoint' && METHODS['tasks/get'].extension, 'tasks')
 })
 
-function app (tasks: boolean, seen: Array<{ scope: RequestScope | null, canRun: boolean }>) {
+interface Seen { plan: TaskPlan | undefined, canRun: boolean, keys: string[] }
+
+function app (tasks: boolean, seen: Seen[]) {
   const fastify = Fastify()
   fastify.register(mcpCapabilities, {
     serverInfo: SERVER_INFO,
@@ -36,7 +39,7 @@ function app (tasks: boolean, seen: Array<{ scope: RequestScope | null, canRun: 
     server: {
       listTools: () => ({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }),
       callTool: (params: { arguments?: Record<string, unknown> }, ctx: HandlerContext) => {
-        seen.push({ scope: ctx.request.mcpScope, canRun: canRunAsTask(ctx) })
+        seen.push({ plan: taskPlanOf(ctx.request), canRun: canRunAsTask(ctx), keys: Object.keys(ctx.request).filter((k) => k.toLowerCase().includes('mcp')) })
         return runAsTask(ctx, () => ({ content: [{ type: 'text', text: String(params.arguments?.n) }] }))
       }
     }
@@ -44,30 +47,32 @@ function app (tasks: boolean, seen: Array<{ scope: RequestScope | null, canRun: 
   return fastify
 }
 
-t.test('the request scope is declared with decorateRequest and empty until used', async (t) => {
-  const seen: Array<{ scope: RequestScope | null, canRun: boolean }> = []
+t.test('per-request state is private: no public request decorator, no plan without tasks', async (t) => {
+  const seen: Seen[] = []
   const fastify = app(false, seen)
   t.teardown(() => fastify.close())
   await fastify.ready()
-  t.ok(fastify.hasRequestDecorator('mcpScope'))
+  t.notOk(fastify.hasRequestDecorator('mcpScope'), 'no public slot')
   const client = injectClient(fastify)
   t.match(await client.callTool('work', { n: 1 }), { content: [{ text: '1' }] })
-  t.equal(seen[0]?.scope, null, 'nothing was put in scope: no tasks, no authorization')
+  t.same(seen[0]?.keys, [], 'nothing named on the request')
+  t.equal(seen[0]?.plan, undefined, 'no plan: the endpoint serves no tasks')
   t.equal(seen[0]?.canRun, false)
 })
 
-t.test('runAsTask finds the tasks service and the params in the scope of a modern tools/call', async (t) => {
-  const seen: Array<{ scope: RequestScope | null, canRun: boolean }> = []
+t.test('runAsTask reads the immutable plan of a modern tools/call', async (t) => {
+  const seen: Seen[] = []
   const fastify = app(true, seen)
   t.teardown(() => fastify.close())
   await fastify.ready()
   const client = injectClient(fastify, { clientCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } })
   const created = await client.callTool('work', { n: 2 }) as unknown as { resultType: string, taskId: string }
   t.equal(created.resultType, 'task')
-  const scope = seen[0]?.scope
-  t.ok(scope instanceof RequestScope)
-  t.same(scope?.params?.arguments, { n: 2 }, 'the params as parsed once')
-  t.ok(scope?.tasks !== undefined, 'the tasks service')
+  const plan = seen[0]?.plan
+  t.ok(plan !== undefined && Object.isFrozen(plan), 'one frozen plan')
+  t.same(plan?.params.arguments, { n: 2 }, 'the params as parsed once')
+  t.ok(plan?.service !== undefined, 'the tasks service')
+  t.equal(plan?.shape, undefined, 'a raw callTool has no shaping')
   t.equal(seen[0]?.canRun, true)
   // A task method is endpoint-served: answered without any module handler.
   const task = await client.request('tasks/get', { taskId: created.taskId })
@@ -78,19 +83,19 @@ t.test('runAsTask finds the tasks service and the params in the scope of a moder
   await t.rejects(injectClient(plain).request('tasks/get', { taskId: created.taskId }), McpResponseError)
 })
 
-t.test('a context whose request has no scope runs the work inline', async (t) => {
-  const request = { headers: {}, mcpScope: null } as unknown as FastifyRequest
+t.test('a context whose request has no plan runs the work inline', async (t) => {
+  const request = { headers: {} } as unknown as FastifyRequest
   const ctx = { request, clientCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } } } as unknown as HandlerContext
   t.equal(canRunAsTask(ctx), false)
   t.same(await runAsTask(ctx, () => ({ content: [] })), { content: [] })
 })
 
-t.test('callerOf is computed once per request and kept in its scope', async (t) => {
-  const request = { headers: { authorization: 'Bearer a' }, mcpScope: null } as unknown as FastifyRequest
+t.test('callerOf is computed once per request and kept in its private slot', async (t) => {
+  const request = { headers: { authorization: 'Bearer a' } } as unknown as FastifyRequest
   const first = callerOf(request)
   t.match(first, /^sha256:/)
-  t.equal(request.mcpScope?.caller, first)
+  t.same(Object.keys(request), ['headers'], 'kept under a symbol, not a name')
   ;(request.headers as Record<string, string>).authorization = 'Bearer b'
-  t.equal(callerOf(request), first, 'read from the scope, not the header again')
+  t.equal(callerOf(request), first, 'read from the slot, not the header again')
   t.equal(callerOf({ headers: {} } as unknown as FastifyRequest), 'anonymous')
 })

@@ -104,7 +104,7 @@ t.test('task status events reach only the owner\'s streams that listen to the ta
   const ownerOnA = await listenWithTasks(a!.port, 'owner-a', ['task-1'], 'Bearer alice')
 
   // The owner as the tasks service names it: the caller (a digest of the Authorization header).
-  const { callerOf } = await import('../../lib/handler/request-scope.js')
+  const { callerOf } = await import('../../lib/handler/caller.js')
   const aliceOwner = callerOf({ headers: { authorization: 'Bearer alice' } } as never)
   const task = { taskId: 'task-1', status: 'completed', createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:01Z', ttlMs: 1000, result: { content: [] } }
   // The tasks service publishes these; here a bus of the same prefix plays that part (a third instance, say).
