@@ -23,6 +23,7 @@ import { type DefinitionGroup, groupsOf, isGroupHandler } from './groups.js'
 import { type PromptEntry, promptHandlers } from './prompts.js'
 import { type ResourceEntry, resourceHandlers } from './resources.js'
 import { type ToolEntry, toolHandlers } from './tools.js'
+import type { ArgumentBounds } from './validation.js'
 
 export interface Composition {
   /** The module to serve (the given one when it holds no groups). */
@@ -57,8 +58,11 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry> (groups: D
   return catalog
 }
 
-/** `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready). */
-export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false): Composition {
+/**
+ * `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready).
+ * `bounds`: the endpoint's bounds on a call's arguments (`limits.maxArgumentValues`).
+ */
+export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false, bounds?: ArgumentBounds): Composition {
   const groups = groupsOf(server)
   if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, completes: false }
   const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool') ?? (withTools ? new Catalog<ToolEntry>('tool') : undefined)
@@ -78,8 +82,8 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   const offered = (server as { [OFFERED_EXTENSIONS]?: unknown })[OFFERED_EXTENSIONS]
   if (offered !== undefined) Object.defineProperty(module, OFFERED_EXTENSIONS, { value: offered, enumerable: true })
   const raw = { ...module } as Record<string, AnyHandler>
-  if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize))
-  if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize))
+  if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize, bounds))
+  if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize, bounds))
   if (resources !== undefined) Object.assign(module, resourceHandlers(resources, raw, pageSize))
 
   const anyCompleters = (prompts?.names().some((n) => prompts.entry(n)?.completers !== undefined) ?? false) ||
