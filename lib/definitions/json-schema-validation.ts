@@ -20,7 +20,7 @@ import { FormatRegistry } from '@sinclair/typebox'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 import { clip } from '../protocol/describe.js'
-import { CompiledOnFirstUse, detailed, type FirstProblem, type Invalid, ProblemList, readablePath, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
+import { CompiledOnFirstUse, constants, detailed, type FirstProblem, type Invalid, ProblemList, readablePath, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
 
 const DRAFT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/
 
@@ -38,7 +38,8 @@ function metaChecker (): Ajv2020 {
  * compile the meta-schema in every instance).
  */
 function newAjv (applyDefaults: boolean, allErrors: boolean): Ajv2020 {
-  return new Ajv2020({ allErrors, strict: false, useDefaults: applyDefaults, validateSchema: false, logger: false })
+  // verbose: an error carries its schema (a union's constants are read from it)
+  return new Ajv2020({ allErrors, strict: false, useDefaults: applyDefaults, validateSchema: false, verbose: true, logger: false })
 }
 
 function checkFormats (schema: unknown, where: string): void {
@@ -105,41 +106,20 @@ function pointerOf (error: ErrorObject): string {
   return property === undefined ? error.instancePath : `${error.instancePath}/${property.replace(/~/g, '~0').replace(/\//g, '~1')}`
 }
 
-/** `…/anyOf/<n>/const`: a branch of an `anyOf` that is a constant (TypeBox's Union of Literals); group 1 is the `anyOf`. */
-const CONST_BRANCH = /^(.*\/anyOf)\/\d+\/const$/
-
 /**
- * Ajv's errors as problem lines, in one pass. A union of constants fails as
- * a `const` error per branch followed by the `anyOf` error: its branches'
- * values are gathered on the way (by value path and `anyOf`) and named on
- * its one line ("expected one of"), not one line per failed branch.
+ * Ajv's errors as problem lines, in one pass. A union of constants
+ * (TypeBox's Union of Literals) fails as an error per failed branch, then
+ * the `anyOf` error, whose schema (Ajv's `verbose`) names the values: its
+ * one line ("expected one of") takes the place of its branches'.
  * `stopped`: Ajv stopped at the first problem (first-error mode).
  */
 export function problemsOf (errors: readonly ErrorObject[], root: string, stopped: boolean): Invalid {
   const list = new ProblemList()
-  const constants = new Map<string, unknown[]>()
   for (const error of errors) {
     const pointer = pointerOf(error)
-    if (list.has(pointer)) continue // the first complaint per path says it best
-    if (error.keyword === 'const') {
-      const branch = CONST_BRANCH.exec(error.schemaPath)
-      if (branch !== null) {
-        const key = `${error.instancePath} ${branch[1] as string}`
-        const values = constants.get(key)
-        const value = (error.params as { allowedValue: unknown }).allowedValue
-        if (values === undefined) constants.set(key, [value])
-        else values.push(value)
-        continue // named by the anyOf that follows
-      }
-    }
-    if (error.keyword === 'anyOf') {
-      const values = constants.get(`${error.instancePath} ${error.schemaPath}`)
-      if (values !== undefined) {
-        list.add(pointer, () => `${pathOf(error.instancePath, root)}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`)
-        continue
-      }
-    }
-    list.add(pointer, () => problemLine(error, root))
+    const values = error.keyword === 'anyOf' ? constants({ anyOf: error.schema }) : undefined
+    if (values !== undefined) list.replace(pointer, () => `${pathOf(error.instancePath, root)}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`)
+    else list.add(pointer, () => problemLine(error, root))
   }
   return list.invalid(stopped, `${root}: invalid`)
 }

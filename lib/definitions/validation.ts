@@ -43,27 +43,30 @@ export function detailed (value: unknown): boolean {
 /**
  * Builds an `Invalid` in one pass over a library's errors: the first
  * complaint per path says it best, so later ones for a path are skipped;
- * a line is only built while it will be shown, the other paths are counted.
+ * only the lines shown are built, the other paths are counted.
  */
 export class ProblemList {
-  readonly #lines: string[] = []
-  readonly #paths = new Set<string>()
+  readonly #lines = new Map<string, () => string>()
 
-  /** The problem at `path` (any string naming it), unless one was added for it; `line` is called only when it will be shown. */
+  /** The problem at `path` (any string naming it), unless one was added for it; `line` is called only if it is shown. */
   add (path: string, line: () => string): void {
-    if (this.#paths.has(path)) return
-    this.#paths.add(path)
-    if (this.#lines.length < LISTED_PROBLEMS) this.#lines.push(line())
+    if (!this.#lines.has(path)) this.#lines.set(path, line)
   }
 
-  has (path: string): boolean {
-    return this.#paths.has(path)
+  /** The problem at `path`, in place of what was added for it (a union's one line for its failed branches'). */
+  replace (path: string, line: () => string): void {
+    this.#lines.set(path, line)
   }
 
-  /** `stopped`: the library stopped at the first problem (the count is not known). */
+  /** `stopped`: the library stopped at the first problem (the rest are not known). */
   invalid (stopped: boolean, fallback: string): Invalid {
-    if (this.#lines.length === 0) return new Invalid([fallback], 0, stopped)
-    return new Invalid(this.#lines, this.#paths.size - this.#lines.length, stopped)
+    if (this.#lines.size === 0) return new Invalid([fallback], 0, stopped)
+    const shown: string[] = []
+    for (const line of this.#lines.values()) {
+      if (shown.length === LISTED_PROBLEMS) break
+      shown.push(line())
+    }
+    return new Invalid(shown, this.#lines.size - shown.length, stopped)
   }
 }
 
@@ -148,7 +151,8 @@ export function readablePath (pointer: string, root: string): string {
   return out
 }
 
-function constants (schema: unknown): unknown[] | undefined {
+/** The values of an `enum`, or of an `anyOf` whose every member is a `const`; else undefined. */
+export function constants (schema: unknown): unknown[] | undefined {
   const s = schema as { anyOf?: unknown[], enum?: unknown[] }
   if (Array.isArray(s.enum)) return s.enum
   if (!Array.isArray(s.anyOf)) return undefined
