@@ -98,3 +98,4 @@ for (const [what, method, params] of cases) {
 }
 console.log(`worst event-loop stall: ${worst.toFixed(0)} ms (parsing and answering a ${(SIZE / 1e6).toFixed(1)} MB body included)`)
 await app.close()
+await import('./hostile-libraries.js')

@@ -35,12 +35,12 @@ t.test('validators compiled for tools removed or replaced at runtime are collect
       ? { title: 'churn', type: 'object', properties: { n: { type: 'integer', maximum: i } }, required: ['n'] } as const
       : Type.Object({ n: Type.Integer({ maximum: i }) }, { title: 'churn' })
     app.mcp.tools.add(name, { input, handler: () => 'ok' })
-    t.equal((await client.callTool(name, { n: 0 })).content[0]?.text, 'ok')
+    t.equal(((await client.callTool(name, { n: 0 })).content[0] as { text?: string }).text, 'ok')
     t.equal((await client.callTool(name, { n: 'x' })).isError, true, 'a failing call compiles its details too')
     if (i % 4 === 3) {
       // replaced, then removed: both versions go
       app.mcp.tools.update(name, { input: { title: 'churn', type: 'object', properties: { m: { type: 'string', maxLength: i } } }, handler: () => 'ok' })
-      t.equal((await client.callTool(name, { m: 'a' })).content[0]?.text, 'ok')
+      t.equal(((await client.callTool(name, { m: 'a' })).content[0] as { text?: string }).text, 'ok')
     }
     await app.mcp.tools.remove(name)
   }
@@ -59,8 +59,8 @@ t.test('a validator is kept while a tool uses it, and shared by tools with the s
   const compile = Ajv2020.prototype.compile
   Ajv2020.prototype.compile = function (this: Ajv2020, ...args: never[]) { compiles++; return (compile as (...a: unknown[]) => object).apply(this, args) } as typeof compile
   t.teardown(() => { Ajv2020.prototype.compile = compile })
-  t.equal((await client.callTool('a', { n: 1 })).content[0]?.text, 'a')
+  t.equal(((await client.callTool('a', { n: 1 })).content[0] as { text?: string }).text, 'a')
   await settle()
-  t.equal((await client.callTool('b', { n: 1 })).content[0]?.text, 'b')
+  t.equal(((await client.callTool('b', { n: 1 })).content[0] as { text?: string }).text, 'b')
   t.equal(compiles, 1, 'compiled once for both, and not collected while in use')
 })
