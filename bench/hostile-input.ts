@@ -105,3 +105,4 @@ await app.close()
 await spanQueueMemory()
 // Memory a client can pin through list cursors (issue 36 item 6).
 await forgedCursorMemory()
+await import('./hostile-libraries.js')

@@ -13,7 +13,7 @@
  *   scale: redisScale() | { eventBus, answerRouter, taskStore, catalogStore },
  *   requestState: { secret, ttlMs },
  *   cacheHints: { discover: { ttlMs, cacheScope }, results: { ttlMs, cacheScope } },
- *   limits: { bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, listen: { maxStreams, maxStreamsPerCaller, keepAliveMs } },
+ *   limits: { bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, maxArgumentValues, listen: { maxStreams, maxStreamsPerCaller, keepAliveMs } },
  *   validate: { results, paramHeaders }
  *
  * Each setting keeps its name down to the code that uses it
@@ -30,6 +30,7 @@ import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { AnyServerModule } from './server-module/contract.js'
 import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
 import { DEFAULT_MAX_STREAM_BUFFER_BYTES } from './streams/sse-writer.js'
+import { DEFAULT_MAX_ARGUMENT_VALUES } from './definitions/standard-validation.js'
 import { AUTHORIZATION, type AuthorizationOptions } from './auth/authorization-options.js'
 import { array, type At, boolean, check, custom, func, group, integer, map, maybe, oneOf, or, perRequest, type Spec, type SpecValue, string, toggle, withMethods } from './check/option-spec.js'
 import { MAX_TIMER_MS } from './common/timers.js'
@@ -183,6 +184,15 @@ export interface LimitOptions {
   clientRequestTimeoutMs?: number
   /** Bytes queued for a slow SSE client (listen and request streams) before it is dropped; at least 4096, default 262144. */
   maxStreamBufferBytes?: number
+  /**
+   * Values (array items, properties, nested) a defined tool's or prompt's
+   * arguments may hold when a Standard Schema library (zod, valibot, arktype)
+   * validates them: such a library checks a value whole, issues and all, and
+   * cannot be stopped part way. More is a tool error (-32602 for a prompt)
+   * before the library runs. Default 8192. JSON Schema and TypeBox schemas
+   * are not bounded: their checks stop at the first problem.
+   */
+  maxArgumentValues?: number
   /** Bounds and keep-alive of `subscriptions/listen` streams. */
   listen?: ListenOptions
 }
@@ -364,6 +374,7 @@ const LIMITS = group({
   handlerTimeoutMs: integer({ min: 0, max: MAX_TIMER_MS, unit: 'milliseconds; 0 never', default: DEFAULT_HANDLER_TIMEOUT_MS }),
   clientRequestTimeoutMs: integer({ min: 1, max: MAX_TIMER_MS, unit: 'milliseconds', default: DEFAULT_CLIENT_REQUEST_TIMEOUT_MS }),
   maxStreamBufferBytes: integer({ min: MIN_STREAM_BUFFER_BYTES, unit: 'bytes', default: DEFAULT_MAX_STREAM_BUFFER_BYTES }),
+  maxArgumentValues: integer({ min: 1, unit: 'values', default: DEFAULT_MAX_ARGUMENT_VALUES }),
   listen: group({
     maxStreams: integer({ min: 1, default: DEFAULT_MAX_STREAMS }),
     maxStreamsPerCaller: integer({ min: 1, default: DEFAULT_MAX_STREAMS_PER_CALLER }),

@@ -41,7 +41,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
-  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined, resolved.requestState.secret)
+  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined, resolved.requestState.secret,
+    { maxValues: resolved.limits.maxArgumentValues })
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 

@@ -28,6 +28,7 @@ import { type ToolEntry, toolHandlers } from './tools.js'
 import type { SkillEntry } from './skill-entry.js'
 import { skillHandlers } from './skill-serving.js'
 import { FST_MCP_DUPLICATE_DEFINITION } from '../errors.js'
+import type { ArgumentBounds } from './validation.js'
 
 export interface Composition {
   /** The module to serve (the given one when it holds no groups). */
@@ -67,8 +68,9 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry | SkillEntr
  * `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready).
  * `cursorSecrets`: what list cursors are sealed with (the deployment's `requestState.secret`), so a cursor one
  * instance issued opens on the others; without, a random key of this process.
+ * `bounds`: the endpoint's bounds on a call's arguments (`limits.maxArgumentValues`).
  */
-export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false, cursorSecrets?: readonly Buffer[]): Composition {
+export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false, cursorSecrets?: readonly Buffer[], bounds?: ArgumentBounds): Composition {
   const groups = groupsOf(server)
   if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, skills: undefined, completes: false }
   const seal = new CursorSeal(cursorSecrets)
@@ -89,8 +91,8 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   const offered = (server as { [OFFERED_EXTENSIONS]?: unknown })[OFFERED_EXTENSIONS]
   if (offered !== undefined) Object.defineProperty(module, OFFERED_EXTENSIONS, { value: offered, enumerable: true })
   const raw = { ...module } as Record<string, AnyHandler>
-  if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize))
-  if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize))
+  if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize, bounds))
+  if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize, bounds))
   if (resources !== undefined) Object.assign(module, resourceHandlers(resources, raw, pageSize))
   if (skills !== undefined) {
     if (resources !== undefined) checkSkillUris(skills, resources)

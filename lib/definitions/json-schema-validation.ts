@@ -6,24 +6,40 @@
  * so it adds nothing to an install. String formats are the ones TypeBox's
  * FormatRegistry knows (formats.ts registers the common ones), so a format
  * means the same whichever way a schema is written.
+ *
+ * Each compiled schema gets Ajv instances of its own: an instance keeps
+ * every function it compiled for as long as it lives (its code scope holds
+ * them, whatever `removeSchema` is told), so a shared one would keep the
+ * validators of tools removed at runtime forever. An instance of its own is
+ * freed with the last definition using it. It checks values in first-error
+ * mode; the instance listing every failing path is compiled on the first
+ * failing value small enough to list (see `DETAILED_VALUES`).
  */
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
 import { FormatRegistry } from '@sinclair/typebox'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 import { clip } from '../protocol/describe.js'
-import { CompiledOnFirstUse, Invalid, readablePath, type SchemaUse, type Validator, withinStack } from './validation.js'
+import { CompiledOnFirstUse, constants, detailed, type FirstProblem, type Invalid, ProblemList, readablePath, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
 
 const DRAFT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/
 
-let filling: Ajv2020 | undefined
-let checking: Ajv2020 | undefined
+let meta: Ajv2020 | undefined
 
-/** One instance that fills in defaults (arguments) and one that does not (results), made on first use. */
-function ajv (applyDefaults: boolean): Ajv2020 {
-  if (applyDefaults) filling ??= new Ajv2020({ allErrors: true, strict: false, useDefaults: true, logger: false })
-  else checking ??= new Ajv2020({ allErrors: true, strict: false, logger: false })
-  return (applyDefaults ? filling : checking) as Ajv2020
+/** The instance that checks schemas against the 2020-12 meta-schema (it compiles nothing else, so it keeps nothing per schema). */
+function metaChecker (): Ajv2020 {
+  meta ??= new Ajv2020({ strict: false, logger: false })
+  return meta
+}
+
+/**
+ * A new instance for one schema. Schemas were checked against the
+ * meta-schema when defined, so it does not check them again (which would
+ * compile the meta-schema in every instance).
+ */
+function newAjv (applyDefaults: boolean, allErrors: boolean): Ajv2020 {
+  // verbose: an error carries its schema (a union's constants are read from it)
+  return new Ajv2020({ allErrors, strict: false, useDefaults: applyDefaults, validateSchema: false, verbose: true, logger: false })
 }
 
 function checkFormats (schema: unknown, where: string): void {
@@ -62,7 +78,7 @@ export function checkDialect (schema: Record<string, unknown>, where: string): v
 
 /** Refuses a schema that is not valid JSON Schema 2020-12 (checked against the meta-schema). */
 export function checkJsonSchema (schema: Record<string, unknown>, where: string): void {
-  const instance = ajv(false)
+  const instance = metaChecker()
   if (instance.validateSchema(schema) !== true) {
     throw new FST_MCP_INVALID_DEFINITION(where, `not a valid JSON Schema 2020-12: ${instance.errorsText(instance.errors)}`)
   }
@@ -74,15 +90,38 @@ function pathOf (pointer: string, root: string): string {
 }
 
 function problemLine (error: ErrorObject, root: string): string {
-  if (error.keyword === 'required') {
-    const missing = (error.params as { missingProperty: string }).missingProperty
-    return `${pathOf(`${error.instancePath}/${missing.replace(/~/g, '~0').replace(/\//g, '~1')}`, root)}: required property missing`
-  }
+  if (error.keyword === 'required') return `${pathOf(pointerOf(error), root)}: required property missing`
+  if (error.keyword === 'additionalProperties') return `${pathOf(pointerOf(error), root)}: unexpected property`
   if (error.keyword === 'enum') {
     const values = (error.params as { allowedValues: unknown[] }).allowedValues
     return `${pathOf(error.instancePath, root)}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`
   }
   return `${pathOf(error.instancePath, root)}: ${error.message ?? error.keyword}`
+}
+
+/** Where the problem is: a missing or unexpected property's own place, else the value's. */
+function pointerOf (error: ErrorObject): string {
+  const params = error.params as { missingProperty?: string, additionalProperty?: string }
+  const property = error.keyword === 'required' ? params.missingProperty : error.keyword === 'additionalProperties' ? params.additionalProperty : undefined
+  return property === undefined ? error.instancePath : `${error.instancePath}/${property.replace(/~/g, '~0').replace(/\//g, '~1')}`
+}
+
+/**
+ * Ajv's errors as problem lines, in one pass. A union of constants
+ * (TypeBox's Union of Literals) fails as an error per failed branch, then
+ * the `anyOf` error, whose schema (Ajv's `verbose`) names the values: its
+ * one line ("expected one of") takes the place of its branches'.
+ * `stopped`: Ajv stopped at the first problem (first-error mode).
+ */
+export function problemsOf (errors: readonly ErrorObject[], root: string, stopped: boolean): Invalid {
+  const list = new ProblemList()
+  for (const error of errors) {
+    const pointer = pointerOf(error)
+    const values = error.keyword === 'anyOf' ? constants({ anyOf: error.schema }) : undefined
+    if (values !== undefined) list.replace(pointer, () => `${pathOf(error.instancePath, root)}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`)
+    else list.add(pointer, () => problemLine(error, root))
+  }
+  return list.invalid(stopped, `${root}: invalid`)
 }
 
 /** Keywords that name another schema: only compiling tells whether they resolve (or clash with another `$id`). */
@@ -130,32 +169,48 @@ export function compileJsonSchema (listed: Record<string, unknown>, text: string
   return { validate: compileAjv(text, use) }
 }
 
-function compileAjv (text: string, use: SchemaUse): (value: unknown) => unknown {
-  const { where, root } = use
-  // a copy of its own: Ajv keeps the object it compiled
+/** Compiles `schema` (a copy of its own: Ajv keeps the object it compiled) in a new instance. */
+function compileIn (instance: Ajv2020, text: string, where: string): ValidateFunction {
   const schema = JSON.parse(text) as Record<string, unknown>
-  const instance = ajv(use.direction === 'input')
   addFormats(instance, schema)
-  let compiled: ValidateFunction
   try {
-    compiled = instance.compile(schema)
+    return instance.compile(schema)
   } catch (err) {
     throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (${(err as Error).message})`)
   }
-  function problems (): Invalid {
-    const errors = compiled.errors ?? []
-    const lines = new Map<string, string>()
-    for (const error of errors) {
-      const line = problemLine(error, root)
-      const path = line.slice(0, line.indexOf(': '))
-      if (error.keyword === 'anyOf') {
-        // a union of constants (TypeBox's Union of Literals): name the values, not each failed branch
-        const values = errors.filter((e) => e.keyword === 'const' && e.instancePath === error.instancePath).map((e) => (e.params as { allowedValue: unknown }).allowedValue)
-        if (values.length > 0) lines.set(path, `${path}: expected one of ${values.map((v) => JSON.stringify(v)).join(', ')}`)
-      }
-      if (!lines.has(path)) lines.set(path, line) // the first complaint per path says it best
-    }
-    return new Invalid([...lines.values()])
+}
+
+function compileAjv (text: string, use: SchemaUse): (value: unknown) => unknown {
+  const { where, root } = use
+  const applyDefaults = use.direction === 'input'
+  const first = compileIn(newAjv(applyDefaults, false), text, where)
+  let every: ValidateFunction | undefined
+  function problems (value: unknown): Invalid {
+    const stopped = first.errors ?? []
+    if (!detailed(value)) return problemsOf(stopped, root, true)
+    every ??= compileIn(newAjv(applyDefaults, true), text, where)
+    // valid now only if a keyword's outcome changed between the two runs: the first run's problem stands
+    return every(value) ? problemsOf(stopped, root, true) : problemsOf(every.errors ?? [], root, false)
   }
-  return (value) => withinStack(use, () => compiled(value) ? value : problems())
+  return (value) => withinStack(use, () => first(value) ? value : problems(value))
+}
+
+/**
+ * The first problem Ajv finds (first-error mode) in a value that failed
+ * another validator (TypeBox 0.34's, whose error iterator cannot stop
+ * early); compiled on the first such value. A schema Ajv cannot compile, or
+ * reads differently (a custom TypeBox kind), gets the line without a place.
+ */
+export function firstProblemFinder (text: string, use: SchemaUse): FirstProblem {
+  let first: ValidateFunction | null | undefined
+  return (value) => {
+    if (first === undefined) {
+      try {
+        first = compileIn(newAjv(false, false), text, use.where)
+      } catch {
+        first = null
+      }
+    }
+    return first === null || first(value) ? unlocated(use.root) : problemsOf(first.errors ?? [], use.root, true)
+  }
 }

@@ -22,7 +22,7 @@ import { isThenable } from '../common/maybe-promise.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, ObjectSchema } from './schema-types.js'
-import { Invalid, type Validator } from './validation.js'
+import { type ArgumentBounds, Invalid, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
 /** A handler's answer: a whole result, or a text that becomes one user message. */
@@ -104,7 +104,7 @@ function asResult (value: PromptReturn): GetPromptResult {
 /** Runs the handler on validated arguments (or refuses them, -32602 naming each). */
 function run (prompt: CompiledPrompt, args: unknown, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
   if (args instanceof Invalid) {
-    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(args.problems)}`)
+    throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for prompt "${prompt.name}": ${listProblems(args.problems, args.more, args.stopped)}`)
   }
   const result = prompt.handler(args, ctx)
   return isThenable(result) ? Promise.resolve(result).then(asResult) : asResult(result)
@@ -159,8 +159,8 @@ export interface RawPromptHandlers {
   getPrompt?: (params: GetPromptParams, ctx: HandlerContext) => unknown
 }
 
-/** `listPrompts` and `getPrompt` serving `catalog`; names it does not know at all go to the raw `getPrompt`. */
-export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHandlers = {}, pageSize?: number): Omit<DefinedPrompts, 'complete'> {
+/** `listPrompts` and `getPrompt` serving `catalog`; names it does not know at all go to the raw `getPrompt`. `bounds`: the endpoint's bounds on arguments. */
+export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHandlers = {}, pageSize?: number, bounds?: ArgumentBounds): Omit<DefinedPrompts, 'complete'> {
   const rawGet = raw.getPrompt
   function getPrompt (params: GetPromptParams, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
     const name = params.name
@@ -172,7 +172,7 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     }
     const prompt = entry.compiled
     // preHandler hooks run once the arguments are valid (an invalid set is refused by run), and may answer in the prompt's place.
-    return callValidated(ctx, prompt.args.validate(params.arguments === undefined ? {} : params.arguments),
+    return callValidated(ctx, prompt.args.validate(params.arguments === undefined ? {} : params.arguments, bounds),
       (invalid) => run(prompt, invalid, ctx), (valid) => run(prompt, valid, ctx)) as GetPromptResult | Promise<GetPromptResult>
   }
   const requirement = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, rawGet)

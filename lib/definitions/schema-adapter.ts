@@ -6,25 +6,29 @@
  *
  * - TypeBox 0.34 (`@sinclair/typebox`): TypeBox's compiler.
  * - TypeBox 1.x (`typebox`) and plain JSON Schema objects: Ajv, draft 2020-12.
- * - Standard Schema + Standard JSON Schema (zod 4, valibot through
- *   `toStandardJsonSchema`, arktype, ...): listed from `~standard.jsonSchema`,
- *   validated by the library's `~standard.validate`.
+ * - Standard Schema + Standard JSON Schema (zod 4, arktype, valibot through
+ *   `toStandardJsonSchema`, ...): listed from `~standard.jsonSchema`,
+ *   validated by the library's `~standard.validate`. A plain valibot schema
+ *   gets its JSON Schema from `@valibot/to-json-schema` when that is
+ *   installed (valibot-converter.ts).
  *
  * The libraries are recognised by shape, never imported: the application
  * brings the one it uses.
  */
+import { BoundedMemo } from '../common/bounded-memo.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import type { JsonObject } from '../server-module/contract.js'
-import { checkDialect, checkJsonSchema, compileJsonSchema } from './json-schema-validation.js'
+import { checkDialect, checkJsonSchema, compileJsonSchema, firstProblemFinder } from './json-schema-validation.js'
 import { isPlainObject, plainJsonText } from './plain.js'
 import type { StandardJsonSchema } from './schema-types.js'
 import { standardValidator } from './standard-validation.js'
+import { withValibotJsonSchema } from './valibot-converter.js'
 import { compileValidator, isTypeBoxLegacySchema, type SchemaUse, type Validator } from './validation.js'
 
 export type { SchemaUse } from './validation.js'
 
 /** What the error says is accepted. */
-export const ACCEPTED_SCHEMAS = 'a TypeBox object (@sinclair/typebox 0.34 or typebox 1.x), a Standard Schema that gives its JSON Schema (zod 4, arktype, valibot wrapped in toStandardJsonSchema from @valibot/to-json-schema) or a plain JSON Schema object'
+export const ACCEPTED_SCHEMAS = 'a TypeBox object (@sinclair/typebox 0.34 or typebox 1.x), a Standard Schema that gives its JSON Schema (zod 4, arktype, valibot with @valibot/to-json-schema installed) or a plain JSON Schema object'
 
 export interface AdaptedSchema {
   /** The JSON Schema to list: plain JSON, an object at the root (the caller's to change). */
@@ -44,21 +48,28 @@ function standardProps (schema: unknown): Record<string, unknown> | undefined {
   return props !== null && typeof props === 'object' ? props as Record<string, unknown> : undefined
 }
 
-function kindOf (schema: unknown, where: string): Kind {
+/** The schema to adapt and its kind: a plain valibot schema becomes one with Standard JSON Schema when the converter is installed. */
+function kindOf (schema: unknown, where: string): { schema: unknown, kind: Kind } {
   const standard = standardProps(schema)
   if (standard !== undefined) {
     const converter = standard.jsonSchema as Record<string, unknown> | undefined
     if (typeof standard.validate !== 'function') throw new FST_MCP_INVALID_DEFINITION(where, `a "~standard" without a validate function; expected ${ACCEPTED_SCHEMAS}`)
     if (converter === null || typeof converter !== 'object' || typeof converter.input !== 'function' || typeof converter.output !== 'function') {
+      if (standard.vendor === 'valibot') {
+        const converted = withValibotJsonSchema(schema)
+        if (typeof converted !== 'string') return kindOf(converted, where)
+        throw new FST_MCP_INVALID_DEFINITION(where, `a valibot schema without Standard JSON Schema ("~standard.jsonSchema"), so it cannot be listed: ${converted} ` +
+          '(it is used automatically), or wrap the schema in its toStandardJsonSchema')
+      }
       const vendor = typeof standard.vendor === 'string' ? `${standard.vendor} ` : ''
       throw new FST_MCP_INVALID_DEFINITION(where, `a ${vendor}Standard Schema without Standard JSON Schema ("~standard.jsonSchema"), so it cannot be listed; ` +
-        'valibot: wrap it in toStandardJsonSchema (@valibot/to-json-schema); zod: 4.2 or later; arktype: 2.1.25 or later')
+        'zod: 4.2 or later; arktype: 2.1.25 or later; valibot: install @valibot/to-json-schema')
     }
-    return 'standard'
+    return { schema, kind: 'standard' }
   }
-  if (isTypeBoxLegacySchema(schema)) return 'typebox-legacy'
+  if (isTypeBoxLegacySchema(schema)) return { schema, kind: 'typebox-legacy' }
   // TypeBox 1.x schemas are plain objects (their `~kind` is not enumerable), so they are JSON Schema as they are.
-  if (isPlainObject(schema)) return 'json-schema'
+  if (isPlainObject(schema)) return { schema, kind: 'json-schema' }
   throw new FST_MCP_INVALID_DEFINITION(where, `expected ${ACCEPTED_SCHEMAS}`)
 }
 
@@ -79,26 +90,31 @@ function listedText (schema: unknown, kind: Kind, use: SchemaUse): string {
  * Compiled validators by kind, use and the JSON text of their schema: tools
  * with the same schema (generated catalogues, per-tenant copies) share one
  * compiled check, so registering many of them does not compile the same code
- * again. Bounded. Standard Schemas are not shared: their library validates
- * (with refinements and transforms the JSON Schema does not show), and there
- * is nothing to compile.
+ * again. Held weakly: a validator lives as long as a definition using it,
+ * so removing or replacing a definition at runtime frees what was compiled
+ * for it (a registry drops the key once it is collected). Standard Schemas
+ * are not shared: their library validates (with refinements and transforms
+ * the JSON Schema does not show), and there is nothing to compile.
  */
-const shared = new Map<string, Validator>()
 const MAX_SHARED_VALIDATORS = 4096
+const shared = new BoundedMemo<string, WeakRef<Validator>>(MAX_SHARED_VALIDATORS, 'least-recent')
+const collected = new FinalizationRegistry<string>((key) => {
+  if (shared.has(key) && shared.get(key)?.deref() === undefined) shared.delete(key)
+})
 
 function sharedValidator (key: string, compile: () => Validator): Validator {
-  let validator = shared.get(key)
+  let validator = shared.get(key)?.deref()
   if (validator === undefined) {
     validator = compile()
-    if (shared.size >= MAX_SHARED_VALIDATORS) shared.clear()
-    shared.set(key, validator)
+    shared.set(key, new WeakRef(validator))
+    collected.register(validator, key)
   }
   return validator
 }
 
 /** Lists and checks `schema` for `use` (compiled on first use); a schema of no accepted kind, or not an object schema, fails here. */
-export function adaptSchema (schema: unknown, use: SchemaUse): AdaptedSchema {
-  const kind = kindOf(schema, use.where)
+export function adaptSchema (given: unknown, use: SchemaUse): AdaptedSchema {
+  const { schema, kind } = kindOf(given, use.where)
   const text = listedText(schema, kind, use)
   const listed = JSON.parse(text) as unknown
   if (!isPlainObject(listed) || listed.type !== 'object') {
@@ -112,7 +128,7 @@ export function adaptSchema (schema: unknown, use: SchemaUse): AdaptedSchema {
   }
   const key = `${kind} ${use.root} ${use.direction} ${text}`
   const validator = kind === 'typebox-legacy'
-    ? sharedValidator(key, () => compileValidator(schema as Parameters<typeof compileValidator>[0], use))
+    ? sharedValidator(key, () => compileValidator(schema as Parameters<typeof compileValidator>[0], use, firstProblemFinder(text, use)))
     : sharedValidator(key, () => compileJsonSchema(listed, text, use))
   return { listed: listed as JsonObject, text, defaults, validator }
 }

@@ -1,8 +1,9 @@
 /**
  * The schemas a definition accepts, as types: TypeBox 0.34
  * (`@sinclair/typebox`), TypeBox 1.x (`typebox`), any Standard Schema library
- * that also implements Standard JSON Schema (zod 4, valibot through
- * `@valibot/to-json-schema`, arktype) and plain JSON Schema objects.
+ * that also implements Standard JSON Schema (zod 4, arktype, valibot through
+ * `@valibot/to-json-schema`), a plain valibot schema (listed through that
+ * converter when it is installed) and plain JSON Schema objects.
  *
  * Everything here is structural and imports no schema library: a type from
  * the user's copy of a library (its ESM or its CommonJS declarations, any
@@ -20,6 +21,20 @@ export interface StandardJsonSchema<Input = unknown, Output = Input> {
       readonly input: (options: { readonly target: 'draft-2020-12' }) => Record<string, unknown>
       readonly output: (options: { readonly target: 'draft-2020-12' }) => Record<string, unknown>
     }
+    readonly types?: { readonly input: Input, readonly output: Output } | undefined
+  }
+}
+
+/**
+ * A plain valibot schema (Standard Schema without its JSON Schema): accepted
+ * when `@valibot/to-json-schema` is installed, which lists it (checked when
+ * the definition is made).
+ */
+export interface ValibotSchema<Input = unknown, Output = Input> {
+  readonly '~standard': {
+    readonly version: 1
+    readonly vendor: 'valibot'
+    readonly validate: (value: unknown) => unknown
     readonly types?: { readonly input: Input, readonly output: Output } | undefined
   }
 }
@@ -46,12 +61,12 @@ export interface JsonObjectSchema extends JsonSchema {
 
 /**
  * What `input`, `output` and prompt `arguments` accept: a Standard Schema that
- * can give its JSON Schema, or a JSON Schema object with `type: 'object'`,
+ * can give its JSON Schema (or a plain valibot schema), or a JSON Schema object with `type: 'object'`,
  * which TypeBox objects of either line are (a TypeBox 1.x schema is typed from
  * its JSON Schema shape and its `~optional` / `~unsafe` markers, as TypeBox's
  * own `Static` does).
  */
-export type ObjectSchema = StandardJsonSchema | JsonObjectSchema
+export type ObjectSchema = StandardJsonSchema | ValibotSchema | JsonObjectSchema
 
 /**
  * A schema as written when it is one; otherwise what is accepted, so the

@@ -25,7 +25,7 @@ import { callRaw, callValidated } from './validated-call.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
-import { Invalid, type Validator } from './validation.js'
+import { type ArgumentBounds, Invalid, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
 /** Tool names as the spec recommends them (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . */
@@ -142,7 +142,7 @@ function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unk
 
 function invalidArguments (tool: CompiledTool, invalid: Invalid): CallToolResult {
   return {
-    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(invalid.problems)}` }],
+    content: [{ type: 'text', text: `Invalid arguments for tool "${tool.name}": ${listProblems(invalid.problems, invalid.more, invalid.stopped)}` }],
     isError: true
   }
 }
@@ -209,9 +209,10 @@ export interface RawToolHandlers {
 /**
  * `listTools` and `callTool` serving `catalog`: a name the catalogue does not
  * know at all goes to the raw `callTool` (when there is one); a disabled
- * tool is unknown. Raw listed tools follow the defined ones.
+ * tool is unknown. Raw listed tools follow the defined ones. `bounds`: the
+ * endpoint's bounds on arguments (validation.ts).
  */
-export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number): DefinedTools {
+export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number, bounds?: ArgumentBounds): DefinedTools {
   const rawCall = raw.callTool
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
@@ -222,7 +223,7 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
     }
     const tool = entry.compiled
     // preHandler hooks run once the arguments are valid, and may answer in the tool's place.
-    return callValidated(ctx, tool.input.validate(params.arguments === undefined ? {} : params.arguments),
+    return callValidated(ctx, tool.input.validate(params.arguments === undefined ? {} : params.arguments, bounds),
       (invalid) => invalidArguments(tool, invalid), (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
   }
   const requirement = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, rawCall)

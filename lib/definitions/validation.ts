@@ -7,19 +7,78 @@
  * is checked when the definition is made (a bad one fails registration) and
  * compiled on its first use, so a catalogue of thousands of tools registers
  * without compiling what is never called. Failures are rare, so their
- * readable description is only built when one happens.
+ * readable description is only built when one happens, and only as far as
+ * it is shown: every failing path of a value of at most `DETAILED_VALUES`
+ * values (the first `LISTED_PROBLEMS` as lines, the rest counted), the first
+ * problem found of a larger one (a 1 MiB array of wrong items must not cost
+ * half a million error objects to answer ten lines).
  */
 import { Kind, type TSchema, TypeGuard, TypeRegistry } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
 import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { clip } from '../protocol/describe.js'
+import { clip, LISTED_PROBLEMS } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
+import { valueCountWithin } from './value-count.js'
 
-/** A value that failed validation: every failing path and what it expected, one line each. */
+/**
+ * A value that failed validation: a line per failing path (path and what it
+ * expected), at most `LISTED_PROBLEMS` of them, and how many more paths
+ * failed; `stopped` when the check stopped at the first problem (a value
+ * over `DETAILED_VALUES` values: the rest were not looked for).
+ */
 export class Invalid {
-  constructor (readonly problems: readonly string[]) {}
+  constructor (readonly problems: readonly string[], readonly more = 0, readonly stopped = false) {}
+}
+
+/** Values a failing value may hold and still have all its problems looked for (beyond: the first found). */
+export const DETAILED_VALUES = 1024
+
+/** Whether a failing value is small enough to look for all its problems. */
+export function detailed (value: unknown): boolean {
+  return valueCountWithin(value, DETAILED_VALUES) !== undefined
+}
+
+/**
+ * Builds an `Invalid` in one pass over a library's errors: the first
+ * complaint per path says it best, so later ones for a path are skipped;
+ * only the lines shown are built, the other paths are counted.
+ */
+export class ProblemList {
+  readonly #lines = new Map<string, () => string>()
+
+  /** The problem at `path` (any string naming it), unless one was added for it; `line` is called only if it is shown. */
+  add (path: string, line: () => string): void {
+    if (!this.#lines.has(path)) this.#lines.set(path, line)
+  }
+
+  /** The problem at `path`, in place of what was added for it (a union's one line for its failed branches'). */
+  replace (path: string, line: () => string): void {
+    this.#lines.set(path, line)
+  }
+
+  /** `stopped`: the library stopped at the first problem (the rest are not known). */
+  invalid (stopped: boolean, fallback: string): Invalid {
+    if (this.#lines.size === 0) return new Invalid([fallback], 0, stopped)
+    const shown: string[] = []
+    for (const line of this.#lines.values()) {
+      if (shown.length === LISTED_PROBLEMS) break
+      shown.push(line())
+    }
+    return new Invalid(shown, this.#lines.size - shown.length, stopped)
+  }
+}
+
+/** The one line for a failing value too large to locate its problems in (see `DETAILED_VALUES`). */
+export function unlocated (root: string): Invalid {
+  return new Invalid([`${root}: invalid (more than ${DETAILED_VALUES} values: the problems were not located)`])
+}
+
+/** Bounds on one call's arguments, from the endpoint's options. */
+export interface ArgumentBounds {
+  /** Values the arguments may hold when a Standard Schema library validates them (`limits.maxArgumentValues`). */
+  readonly maxValues: number
 }
 
 export interface Validator {
@@ -28,7 +87,7 @@ export interface Validator {
    * the library's output) or an `Invalid`. A Standard Schema library with
    * asynchronous checks answers a promise of either.
    */
-  validate (value: unknown): unknown
+  validate (value: unknown, bounds?: ArgumentBounds): unknown
 }
 
 /** One schema's use: named in errors, naming the value in problem lines, and whose value it checks. */
@@ -92,7 +151,8 @@ export function readablePath (pointer: string, root: string): string {
   return out
 }
 
-function constants (schema: unknown): unknown[] | undefined {
+/** The values of an `enum`, or of an `anyOf` whose every member is a `const`; else undefined. */
+export function constants (schema: unknown): unknown[] | undefined {
   const s = schema as { anyOf?: unknown[], enum?: unknown[] }
   if (Array.isArray(s.enum)) return s.enum
   if (!Array.isArray(s.anyOf)) return undefined
@@ -192,12 +252,18 @@ function hasReferences (node: unknown, where: string): boolean {
   return false
 }
 
+/** Finds the first problem of a failing value where the schema's own validator cannot stop at the first. */
+export type FirstProblem = (value: unknown) => Invalid
+
 /**
  * Checks `schema` (a TypeBox 0.34 schema) now and compiles it on first use
  * (at once when it has references, which only compiling resolves).
  * `use.direction` `input` fills in declared defaults (in place) first.
+ * `firstProblem` describes a failing value too large to look for all its
+ * problems in (TypeBox's error iterator cannot stop early where a long
+ * valid stretch comes first).
  */
-export function compileValidator (schema: TSchema, use: SchemaUse): Validator {
+export function compileValidator (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem = () => unlocated(use.root)): Validator {
   const where = use.where
   registerCommonFormats()
   const formats = unknownFormats(schema)
@@ -205,11 +271,12 @@ export function compileValidator (schema: TSchema, use: SchemaUse): Validator {
     throw new FST_MCP_INVALID_DEFINITION(where, `unknown string format ${[...formats].map((f) => `"${f}"`).join(', ')}: register it with TypeBox's FormatRegistry.Set before defining`)
   }
   if (!TypeGuard.IsSchema(schema)) throw new FST_MCP_INVALID_DEFINITION(where, 'the schema does not compile (not a well-formed TypeBox schema)')
-  if (!hasReferences(schema, where)) return new CompiledOnFirstUse(compileTypeBox, schema, use)
-  return { validate: compileTypeBox(schema, use) }
+  const compile = (s: TSchema, u: SchemaUse) => compileTypeBox(s, u, firstProblem)
+  if (!hasReferences(schema, where)) return new CompiledOnFirstUse(compile, schema, use)
+  return { validate: compile(schema, use) }
 }
 
-function compileTypeBox (schema: TSchema, use: SchemaUse): (value: unknown) => unknown {
+function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem): (value: unknown) => unknown {
   const root = use.root
   let compiled: TypeCheck<TSchema>
   try {
@@ -220,15 +287,14 @@ function compileTypeBox (schema: TSchema, use: SchemaUse): (value: unknown) => u
   // Defaults are applied only when the schema declares some: the common case pays nothing.
   const defaults = use.direction === 'input' ? defaultsOf(schema) : undefined
   function problems (value: unknown): Invalid {
-    const seen = new Set<string>()
-    const lines: string[] = []
+    // TypeBox's error iterator is many times slower than its check and walks to the first problem: not on a large value.
+    if (!detailed(value)) return firstProblem(value)
+    const list = new ProblemList()
     for (const error of compiled.Errors(value)) {
-      if (seen.has(error.path)) continue // the first complaint per path says it best
-      seen.add(error.path)
       // the path quotes the client's keys: a few dozen characters of each line's
-      lines.push(`${clip(readablePath(error.path, root))}: ${expectation(error.message, error.schema)}`)
+      list.add(error.path, () => `${clip(readablePath(error.path, root))}: ${expectation(error.message, error.schema)}`)
     }
-    return new Invalid(lines)
+    return list.invalid(false, `${root}: invalid`)
   }
   return defaults !== undefined
     ? (value) => withinStack(use, () => compiled.Check(defaults(value)) ? value : problems(value))

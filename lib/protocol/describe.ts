@@ -32,12 +32,15 @@ const PROBLEM_CHARS = 200
 /**
  * A validator's problem lines as one message part: at most `LISTED_PROBLEMS`
  * lines, each cut to a few hundred characters, then how many more there
- * were. 40,000 unknown properties must not come back as 1.5 MiB of text.
+ * were (`more` beyond `lines`), or, when the check `stopped` at the first,
+ * that the rest were not looked for. 40,000 unknown properties must not
+ * come back as 1.5 MiB of text.
  */
-export function listProblems (lines: readonly string[]): string {
+export function listProblems (lines: readonly string[], more = 0, stopped = false): string {
   const shown = lines.slice(0, LISTED_PROBLEMS).map((line) => line.length > PROBLEM_CHARS ? line.slice(0, PROBLEM_CHARS) + '…' : line)
-  const more = lines.length - shown.length
-  return shown.join('; ') + (more > 0 ? `; and ${more} more` : '')
+  if (stopped) return shown.join('; ') + '; further problems not looked for'
+  const rest = more + lines.length - shown.length
+  return shown.join('; ') + (rest > 0 ? `; and ${rest} more` : '')
 }
 
 /** A client's value for a message: a quoted (short) string, a number or boolean as is, else its kind. */

@@ -197,12 +197,12 @@ for (const [library, written] of Object.entries(libraries)) {
 
 t.test('a value of no accepted kind fails registration naming what is accepted', async (t) => {
   const handler = () => ({ content: [] })
-  const accepted = /expected a TypeBox object \(@sinclair\/typebox 0\.34 or typebox 1\.x\), a Standard Schema that gives its JSON Schema \(zod 4, arktype, valibot wrapped in toStandardJsonSchema .*\) or a plain JSON Schema object/
+  const accepted = /expected a TypeBox object \(@sinclair\/typebox 0\.34 or typebox 1\.x\), a Standard Schema that gives its JSON Schema \(zod 4, arktype, valibot with @valibot\/to-json-schema installed\) or a plain JSON Schema object/
   const cases: Array<[string, () => unknown, RegExp]> = [
     ['a class instance', () => defineTools({ x: { input: new Date() as never, handler } }), accepted],
     ['a string', () => defineTools({ x: { input: 'object' as never, handler } }), accepted],
-    ['valibot without toStandardJsonSchema', () => defineTools({ x: { input: v.object({ a: v.string() }) as never, handler } }),
-      /tool "x" \(input\): a valibot Standard Schema without Standard JSON Schema .*toStandardJsonSchema/],
+    ['another library without Standard JSON Schema', () => defineTools({ x: { input: { '~standard': { version: 1, vendor: 'other', validate: () => ({ value: {} }) } } as never, handler } }),
+      /tool "x" \(input\): a other Standard Schema without Standard JSON Schema .*valibot: install @valibot\/to-json-schema/],
     ['a Standard Schema without validate', () => defineTools({ x: { input: { '~standard': { version: 1, vendor: 'x' } } as never, handler } }), /without a validate function/],
     ['zod: not an object', () => defineTools({ x: { input: z.string() as never, handler } }), /tool "x" \(input\): must be an object schema/],
     ['zod: no JSON Schema for a transform', () => defineTools({ x: { input: z.object({ d: z.string().transform((s) => s.length) }), output: z.object({ n: z.date() }) as never, handler: handler as never } }), /tool "x" \(output\): its library cannot give a JSON Schema/],

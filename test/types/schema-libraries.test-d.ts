@@ -106,8 +106,16 @@ defineTools({ x: { input: pinned, handler: (args) => { expectTypeOf(args).toEqua
 // a schema beyond what the type can tell gives unknown values, not errors
 defineTools({ x: { input: refInput, handler: (args) => { expectTypeOf(args).toEqualTypeOf<{ r?: unknown }>(); return text('') } } })
 
-// @ts-expect-error valibot without toStandardJsonSchema cannot be listed
-defineTools({ x: { input: v.object({ q: v.string() }), handler: () => text('') } })
+// a plain valibot schema is listed through @valibot/to-json-schema (when installed): typed like the wrapped one
+defineTools({
+  x: {
+    input: v.object({ q: v.string(), limit: v.optional(v.number(), 10) }),
+    handler: (args) => {
+      expectTypeOf(args).toEqualTypeOf<{ q: string, limit: number }>()
+      return text(args.q)
+    }
+  }
+})
 // @ts-expect-error a record of schemas is not a schema (Type.Object is missing)
 defineTools({ x: { input: { q: LegacyType.String() }, handler: () => text('') } })
 // @ts-expect-error the output shape is { n: number }
