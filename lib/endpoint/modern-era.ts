@@ -34,6 +34,7 @@ import type { ClientInfo, JsonObject } from '../server-module/contract.js'
 import { createListenResponder } from '../streams/subscriptions.js'
 import { declaresTasks, type TaskService } from '../tasks/service.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
+import { dispatchedAt } from './request-deadline.js'
 
 
 /** HTTP status of a modern JSON-RPC error (the transport fixes these; others ride on 200). */
@@ -274,7 +275,7 @@ export function createModernHandler (state: EndpointState): EraHandler {
     }
     const started = method === 'tools/call' ? paramHeaders.guard(params, ctx, invoke) : invoke()
     // A handler still running is bounded: timed out, or stopped when the server closes.
-    const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
+    const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason), undefined, dispatchedAt(request)) : started
     return whenSettled(tracked, (settled) => {
       const created = request.mcpScope?.createdTask
       // A task whose CreateTaskResult is not the answer would run unseen.

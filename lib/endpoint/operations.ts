@@ -28,6 +28,8 @@ import type { AnyServerModule, HandlerContext, JsonObject } from '../server-modu
 import type { ResultCheck } from '../handler/result-validation.js'
 import type { ToolErrorMode } from '../handler/tool-errors.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
+import { hookStep } from './hook-faults.js'
+import { beforeDeadline, markDispatched } from './request-deadline.js'
 
 type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
 type Next = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
@@ -54,11 +56,13 @@ export class Operations {
   readonly #server: AnyServerModule
   readonly #check: ResultCheck | undefined
   readonly #toolErrors: ToolErrorMode
+  readonly #handlerTimeoutMs: number
 
-  constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode) {
+  constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode, handlerTimeoutMs = 0) {
     this.#server = server
     this.#check = check
     this.#toolErrors = toolErrors
+    this.#handlerTimeoutMs = handlerTimeoutMs
     this.invoke = this.#plainInvoke
   }
 
@@ -67,7 +71,7 @@ export class Operations {
   /** Settles what runs around operations; called once, when the app is ready. */
   configure (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
     if (hooks === undefined && telemetry === undefined) return
-    this.around = createAround(hooks, telemetry, errorStatus)
+    this.around = createAround(hooks, telemetry, errorStatus, this.#handlerTimeoutMs)
     this.invoke = createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget)
   }
 }
@@ -91,7 +95,7 @@ function protocolVersionOf (message: RequestMessage, request: FastifyRequest, mo
   return typeof version === 'string' ? version : undefined
 }
 
-function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
+function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, handlerTimeoutMs: number): Around {
   /** An onRequest hook threw: the request is answered with that error (`McpError`), else -32603, logged. */
   function reject (err: unknown, operation: McpOperation, reply: FastifyReply, onError: HookChains['onError']): MaybePromise<FastifyReply> {
     if (!(err instanceof McpError)) operation.request.log.error({ err, method: operation.method }, 'MCP onRequest hook failed')
@@ -119,12 +123,14 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
       return next(message, request, reply)
     }
     let answered: MaybePromise<JsonObject | undefined>
+    // limits.handlerTimeoutMs runs from here: the hooks' wait, then what is left for the handler (request-deadline.ts).
+    markDispatched(request)
     try {
       answered = firstAnswer('onRequest', onRequest, (hook) => hook.fn.call(hook.context, operation))
     } catch (err) {
       return reject(err, operation, reply, onError)
     }
-    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply, onError)) : proceed(answered)
+    return answered instanceof Promise ? beforeDeadline(answered, request, handlerTimeoutMs, 'onRequest hook').then(proceed, (err: unknown) => reject(err, operation, reply, onError)) : proceed(answered)
   }
 
   return function around (message, request, reply, next, isModern) {
@@ -189,7 +195,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     const reading = entry.handler === 'readResource'
     const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
     const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
-    const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
+    const runHooks = (): MaybePromise<JsonObject | undefined> => hookStep('preHandler', ctx.logger, () => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call)))
     if (isSelfValidating(server[entry.handler])) {
       // A defined tool or prompt runs the hooks itself, once its arguments are valid.
       leavePreHandler(ctx, (args): MaybePromise<PreHandled> => {
@@ -221,7 +227,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
-        replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
+        hookStep('onResult', ctx.logger, () => replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value))),
         (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
       return whenSettled(replaced, (final) => final.ok ? note(final, scope) : failed(final, ctx, operation, scope, chains))
     }

@@ -152,7 +152,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     subscriptions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(options.server, resultCheck, options.toolErrors),
+    operations: new Operations(options.server, resultCheck, options.toolErrors, options.limits.handlerTimeoutMs),
     live,
     notify (event: McpEvent): number {
       const before = subscriptions.delivered
