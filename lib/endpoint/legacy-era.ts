@@ -30,6 +30,7 @@ import { errorResponse, internalErrorResponse, type PreparedResult, prepareResul
 import type { InitializeResult } from '../protocol/schemas.js'
 import { isLegacyVersion, LATEST_LEGACY_VERSION, LEGACY_VERSIONS, type LegacyVersion, MODERN_VERSIONS } from '../protocol/versions.js'
 import { callerOf } from '../handler/caller.js'
+import { dispatchedAt } from './request-deadline.js'
 
 /** A legacy request without the version header is taken as 2025-03-26, as the transport allows. */
 const VERSION_WITHOUT_HEADER = '2025-03-26'
@@ -131,7 +132,7 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     const started = state.operations.invoke(entry, params, ctx)
     // A handler still running is bounded: timed out, or stopped when the server closes.
     // Its caller may cancel it by id (notifications/cancelled); nobody else can.
-    const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason), { caller: callerOf(request), id }) : started
+    const invoked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason), { caller: callerOf(request), id }, dispatchedAt(request)) : started
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
     // A setLevel answer waits for the level to reach the other instances (a promise within the promise: flattened).
     return whenSettled(filtered, (outcome): FastifyReply | Promise<FastifyReply> => {

@@ -36,6 +36,7 @@ import type { ToolEntry } from '../definitions/tools.js'
 import { createListenResponder } from '../streams/subscriptions.js'
 import { declaresTasks, type TaskService } from '../tasks/service.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
+import { dispatchedAt } from './request-deadline.js'
 
 /** HTTP status of a modern JSON-RPC error (the transport fixes these; others ride on 200). */
 export function modernErrorStatus (code: number): number {
@@ -275,7 +276,7 @@ export function createModernHandler (state: EndpointState): EraHandler {
     }
     const started = entry.target?.kind === 'tool' ? paramHeaders.guard(params, ctx, invoke) : invoke()
     // A handler still running is bounded: timed out, or stopped when the server closes.
-    const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason)) : started
+    const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => ctx.abort(reason), undefined, dispatchedAt(request)) : started
     return whenSettled(tracked, (settled) => {
       const created = createdTaskOf(request)
       // A task whose CreateTaskResult is not the answer would run unseen.

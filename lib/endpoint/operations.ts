@@ -34,6 +34,8 @@ import type { ResultCheck } from '../handler/result-validation.js'
 import type { ToolErrorMode } from '../handler/tool-errors.js'
 import type { McpTelemetry } from '../telemetry/tracing.js'
 import { createdTaskOf, type WorkOutcomeStep } from '../tasks/call-plan.js'
+import { hookStep } from './hook-faults.js'
+import { beforeDeadline, markDispatched } from './request-deadline.js'
 
 type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
 type Next = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
@@ -85,11 +87,13 @@ export class Operations {
   readonly #toolErrors: ToolErrorMode
   /** Until ready: the handler alone (nothing can have been added yet). */
   #steps: Steps
+  readonly #handlerTimeoutMs: number
 
-  constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode) {
+  constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode, handlerTimeoutMs = 0) {
     this.#server = server
     this.#check = check
     this.#toolErrors = toolErrors
+    this.#handlerTimeoutMs = handlerTimeoutMs
     this.#steps = Object.freeze({ around: undefined, invoke: this.#plainInvoke, workOutcome: NO_WORK_OUTCOME })
   }
 
@@ -99,7 +103,7 @@ export class Operations {
   settle (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
     if (hooks === undefined && telemetry === undefined) return
     this.#steps = Object.freeze({
-      around: createAround(hooks, telemetry, errorStatus),
+      around: createAround(hooks, telemetry, errorStatus, this.#handlerTimeoutMs),
       ...createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget, () => telemetry?.active === true)
     })
   }
@@ -139,7 +143,7 @@ function protocolVersionOf (message: RequestMessage, request: FastifyRequest, mo
   return typeof version === 'string' ? version : undefined
 }
 
-function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus): Around {
+function createAround (select: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, handlerTimeoutMs: number): Around {
   /** An onRequest hook threw: the request is answered with that error (`McpError`), else -32603, logged. */
   function reject (err: unknown, operation: McpOperation, reply: FastifyReply, onError: HookChains['onError']): MaybePromise<FastifyReply> {
     if (!(err instanceof McpError)) operation.request.log.error({ err, method: operation.method }, 'MCP onRequest hook failed')
@@ -163,12 +167,14 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
     }
     if (onRequest === undefined) return proceed(undefined)
     let answered: MaybePromise<JsonObject | undefined>
+    // limits.handlerTimeoutMs runs from here: the hooks' wait, then what is left for the handler (request-deadline.ts).
+    markDispatched(request)
     try {
       answered = firstAnswer('onRequest', onRequest, (hook) => hook.fn.call(hook.context, operation))
     } catch (err) {
       return reject(err, operation, reply, onError)
     }
-    return answered instanceof Promise ? answered.then(proceed, (err: unknown) => reject(err, operation, reply, onError)) : proceed(answered)
+    return answered instanceof Promise ? beforeDeadline(answered, request, handlerTimeoutMs, 'onRequest hook').then(proceed, (err: unknown) => reject(err, operation, reply, onError)) : proceed(answered)
   }
 
   return function around (message, request, reply, next, isModern) {
@@ -231,7 +237,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     const reading = entry.target?.kind === 'resource'
     const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
     const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
-    const runHooks = (): MaybePromise<JsonObject | undefined> => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call))
+    const runHooks = (): MaybePromise<JsonObject | undefined> => hookStep('preHandler', ctx.logger, () => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call)))
     if (isSelfValidating(server[entry.handler])) {
       // A defined tool or prompt runs the hooks itself, once its arguments are valid.
       leavePreHandler(ctx, (args): MaybePromise<PreHandled> => {
@@ -263,7 +269,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     if (outcome.ok && onResult !== undefined && outcome.result.resultType !== 'input_required') {
       const result = outcome.result
       const replaced = attempt(() => whenSettled(
-        replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value)),
+        hookStep('onResult', ctx.logger, () => replaceEach('onResult', onResult, result, (hook, value) => hook.fn.call(hook.context, operation, value))),
         (value): Outcome => ({ ok: true, result: value })), entry, operation.params, ctx)
       return whenSettled(replaced, (final) => final.ok ? noted(final, note) : failed(final, ctx, operation, note, chains))
     }

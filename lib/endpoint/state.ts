@@ -158,7 +158,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     subscriptions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(options.server, resultCheck, options.toolErrors),
+    operations: new Operations(options.server, resultCheck, options.toolErrors, options.limits.handlerTimeoutMs),
     live,
     changes: changes.changes,
     async catchUp (): Promise<void> {

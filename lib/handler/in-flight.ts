@@ -67,7 +67,7 @@ export class InFlight {
    * `abort` aborts the handler's signal with the reason. `pending` never
    * rejects (invoke.ts turns exceptions into outcomes).
    */
-  track (pending: Promise<Outcome>, abort: (reason: Error) => void, cancellableBy?: CancellableBy): Promise<Outcome> {
+  track (pending: Promise<Outcome>, abort: (reason: Error) => void, cancellableBy?: CancellableBy, dispatchedAt = performance.now()): Promise<Outcome> {
     return new Promise((resolve) => {
       let timer: NodeJS.Timeout | undefined
       const finish = (outcome: Outcome, reason: string | undefined): void => {
@@ -89,7 +89,8 @@ export class InFlight {
       }
       if (cancellableBy !== undefined) this.#index(entry, requestKey(cancellableBy.caller, cancellableBy.id))
       if (this.#handlerTimeoutMs > 0) {
-        timer = setTimeout(() => entry.stop(TIMED_OUT), this.#handlerTimeoutMs)
+        // The bound runs from the request's dispatch: hooks before the handler used some of it.
+        timer = setTimeout(() => entry.stop(TIMED_OUT), Math.max(0, dispatchedAt + this.#handlerTimeoutMs - performance.now()))
         timer.unref()
       }
       pending.then((outcome) => finish(outcome, undefined))

@@ -18,6 +18,7 @@ import type { HandlerContext, JsonObject, AnyServerModule } from '../server-modu
 import type { ResultCheck } from './result-validation.js'
 import { clip } from '../protocol/describe.js'
 import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from './tool-errors.js'
+import { emptyResult } from './empty-result.js'
 
 export type Outcome =
   | { ok: true, result: JsonObject }
@@ -53,7 +54,7 @@ export function faultSubject (entry: ModuleMethod, params: JsonObject): string {
 }
 
 function succeed (result: unknown, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext, check: ResultCheck | undefined): Outcome {
-  if (result === undefined || result === null) result = {}
+  if (result === undefined || result === null) result = emptyResult(entry.handler)
   if (!isJsonObject(result)) {
     ctx.logger.error({ method: ctx.method, handler: entry.handler }, `MCP handler ${faultSubject(entry, params)} returned a non-object result`)
     return INTERNAL_ERROR_OUTCOME

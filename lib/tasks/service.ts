@@ -46,6 +46,7 @@ import { type AskRefusal, type Change, isTerminal, MemoryTaskStore, type StoredT
 import { HeldOutcomes, storeOutcome, type TaskOutcome } from './held-outcomes.js'
 import { type TaskRun, TaskRuns } from './runs.js'
 import { DEFAULT_TOOL_ERROR_MODE, thrownToolResult, type ToolErrorMode } from '../handler/tool-errors.js'
+import { toolResultOrEmpty } from '../handler/empty-result.js'
 import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
 
 /** Who may see a task: a string per authorization context. */
@@ -329,8 +330,8 @@ export class TaskService implements TaskHost {
     Promise.resolve().then(() => work(taskCtx)).then((value): MaybePromise<Outcome | undefined> => {
       // Cancelled, expired or shut down meanwhile: the store already has the final state.
       if (run.ended) return undefined
-      const given = value === undefined || value === null ? {} : value
-      return shape === undefined ? this.#finalOutcome(given, tool, method, logger) : this.#shaped(shape, given, taskCtx, tool)
+      // The tool's shaping sees what the work returned (an output schema refuses nothing); nothing left is an empty result.
+      return shape === undefined ? this.#finalOutcome(toolResultOrEmpty(value), tool, method, logger) : this.#shaped(shape, value, taskCtx, tool)
     }, (err: unknown): Outcome | undefined => {
       if (run.ended) return undefined
       if (err instanceof McpError) return errorOutcome(err)
@@ -369,7 +370,7 @@ export class TaskService implements TaskHost {
   async #shaped (shape: WorkResultStep, value: unknown, taskCtx: TaskContext, tool: string): Promise<Outcome> {
     const method = taskCtx.method
     try {
-      return this.#finalOutcome(await shape(value, taskCtx), tool, method, taskCtx.logger)
+      return this.#finalOutcome(toolResultOrEmpty(await shape(value, taskCtx)), tool, method, taskCtx.logger)
     } catch (err) {
       // The shaping logs what did not match and throws -32603; anything else it throws is logged here.
       if (err instanceof McpError) return errorOutcome(err)
@@ -488,9 +489,9 @@ export async function runAsTask<R> (
     throw new McpError(ErrorCode.InvalidRequest,
       `This tool runs only as a task (extension ${TASKS_EXTENSION}), which this endpoint does not serve for this request`)
   }
-  const value = await work(ctx)
-  // typed as what `work` returns; the tool (a defined one's shaping, else the endpoint) checks what it is
-  return (value === undefined || value === null ? {} : value) as R
+  // As the handler would have returned it: the tool (a defined one's shaping, else the endpoint) makes the result,
+  // an empty one for nothing (handler/empty-result.ts), as when the work ends in a task.
+  return await work(ctx)
 }
 
 /**
