@@ -10,7 +10,8 @@
  *   allowedOrigins, allowedHosts, authorization { ... },
  *   toolErrors: 'message' | 'mask', listPageSize, routes: true | { ... }, telemetry: true | false | { tracerProvider, meterProvider },
  *   tasks: true | { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, owner },
- *   scale: redisScale() | { eventBus, answerRouter, taskStore, catalogStore },
+ *   sessions: true | { maxSessions, maxSessionsPerCaller, idleTimeoutMs },
+ *   scale: redisScale() | { eventBus, answerRouter, taskStore, catalogStore, sessionStore },
  *   requestState: { secret, ttlMs },
  *   cacheHints: { discover: { ttlMs, cacheScope }, results: { ttlMs, cacheScope } },
  *   limits: { bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, maxArgumentValues, listen: { maxStreams, maxStreamsPerCaller, keepAliveMs } },
@@ -26,6 +27,7 @@ import { FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FS
 import { type AnswerRouter, MemoryAnswerRouter } from './parts/answer-router.js'
 import { type EventBus, MemoryEventBus } from './parts/event-bus.js'
 import { type CatalogStore, MemoryCatalogStore } from './parts/catalog-store.js'
+import { MemorySessionStore, type SessionStore } from './parts/session-store.js'
 import type { CacheScope, Icon, Implementation } from './protocol/schemas.js'
 import type { AnyServerModule } from './server-module/contract.js'
 import type { TaskLimits, TaskStoreFactory } from './parts/task-store.js'
@@ -129,6 +131,23 @@ export interface ScaleOptions {
   taskStore?: TaskStoreFactory
   /** Where runtime catalogue changes are recorded, so an instance started later applies them before its first request. */
   catalogStore?: CatalogStore
+  /** Where legacy sessions live (with `sessions`), e.g. `redisScale()`'s. */
+  sessionStore?: SessionStore
+}
+
+/**
+ * `sessions`: optional legacy `Mcp-Session-Id` sessions (`true` takes every
+ * default). A session is issued at `initialize`, kept in `scale.sessionStore`
+ * (any instance serves it), bound to the caller that opened it; it gives
+ * legacy clients `resources/subscribe` and a log level of their own.
+ */
+export interface SessionOptions {
+  /** Sessions kept in all (the least recently used makes room); default 10000. */
+  maxSessions?: number
+  /** Sessions per caller (its least recently used makes room); default 100. */
+  maxSessionsPerCaller?: number
+  /** A session unused this long (ms) is forgotten, and its id answered 404; default 1800000 (30 minutes). */
+  idleTimeoutMs?: number
 }
 
 /**
@@ -248,6 +267,8 @@ export interface McpCapabilitiesOptions {
   authorization?: AuthorizationOptions
   /** Serve (and advertise) the tasks extension in the modern era: `true` or its settings; default `false`. */
   tasks?: boolean | TaskOptions
+  /** Legacy `Mcp-Session-Id` sessions (resource subscriptions, a log level per session): `true` or their settings; default `false`. */
+  sessions?: boolean | SessionOptions
   /** The shared parts that let any number of instances serve behind a plain load balancer; the only place for them. */
   scale?: ScaleOptions
   /** Sealing of the modern era's `requestState`. */
@@ -354,8 +375,19 @@ const SCALE = group({
   eventBus: withMethods<EventBus>(['publish', 'subscribe', 'close'], ['ready']),
   answerRouter: withMethods<AnswerRouter>(['requestId', 'attach', 'forward', 'close'], ['ready']),
   taskStore: func<TaskStoreFactory>('a function of the task limits returning a TaskStore (e.g. redisTaskStore(...))'),
-  catalogStore: withMethods<CatalogStore>(['record', 'read', 'close'])
+  catalogStore: withMethods<CatalogStore>(['record', 'read', 'close']),
+  sessionStore: withMethods<SessionStore>(['create', 'touch', 'update', 'delete', 'close'])
 })
+
+export const DEFAULT_MAX_SESSIONS = 10_000
+export const DEFAULT_MAX_SESSIONS_PER_CALLER = 100
+export const DEFAULT_SESSION_IDLE_TIMEOUT_MS = 30 * 60_000
+
+const SESSIONS = toggle(group({
+  maxSessions: integer({ min: 1, default: DEFAULT_MAX_SESSIONS }),
+  maxSessionsPerCaller: integer({ min: 1, default: DEFAULT_MAX_SESSIONS_PER_CALLER }),
+  idleTimeoutMs: integer({ min: 1, max: MAX_TIMER_MS, unit: 'milliseconds', default: DEFAULT_SESSION_IDLE_TIMEOUT_MS })
+}), false)
 
 const SECRET_EXPECTS = `a string or Buffer of at least ${MIN_REQUEST_STATE_SECRET_BYTES} bytes, or a non-empty array of them (the first seals)`
 const REQUEST_STATE = group({
@@ -408,6 +440,7 @@ const OPTIONS = group({
   authorization: maybe(AUTHORIZATION),
   toolErrors: oneOf(TOOL_ERROR_MODES, { default: DEFAULT_TOOL_ERROR_MODE }),
   tasks: TASKS,
+  sessions: SESSIONS,
   scale: SCALE,
   requestState: REQUEST_STATE,
   cacheHints: group({ discover: CACHE_HINT, results: CACHE_HINT }),
@@ -429,7 +462,9 @@ const OPTIONS = group({
           ? 'answer router'
           : scale.taskStore !== undefined && options.tasks !== undefined
             ? 'task store'
-            : scale.catalogStore !== undefined && !(scale.catalogStore instanceof MemoryCatalogStore) ? 'catalogue store' : undefined
+            : scale.catalogStore !== undefined && !(scale.catalogStore instanceof MemoryCatalogStore)
+              ? 'catalogue store'
+              : scale.sessionStore !== undefined && !(scale.sessionStore instanceof MemorySessionStore) ? 'session store' : undefined
       if (shared !== undefined) throw new FST_MCP_REQUEST_STATE_SECRET_REQUIRED(shared)
     }
     return {

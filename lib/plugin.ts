@@ -78,8 +78,9 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     bodyLimit: options.limits.bodyLimit,
     policy: { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts },
     auth,
-    handlePost: createDispatcher(state, auth),
-    handleGet: createStandaloneStream(state, auth)
+    handlePost: state.sessions === undefined ? createDispatcher(state, auth) : state.sessions.wrap(createDispatcher(state, auth)),
+    handleGet: createStandaloneStream(state, auth),
+    handleDelete: state.sessions === undefined ? undefined : (request, reply) => (state.sessions as NonNullable<typeof state.sessions>).end(request, reply)
   })
 }
 

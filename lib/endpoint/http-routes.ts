@@ -30,6 +30,8 @@ export interface EndpointRoutes {
   readonly auth: EndpointAuthorization | undefined
   readonly handlePost: PostHandler
   readonly handleGet: GetHandler
+  /** With sessions: DELETE ends one (lib/endpoint/legacy-sessions.ts). */
+  readonly handleDelete?: (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply>
 }
 
 async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -69,6 +71,7 @@ export async function mountEndpoint (fastify: FastifyInstance, routes: EndpointR
     child.setErrorHandler(endpointErrorHandler)
     child.route({ method: 'POST', url: routes.path, onRequest, ...childLoggerFactory, handler: routes.handlePost })
     child.route({ method: 'GET', url: routes.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: routes.handleGet })
-    child.route({ method: ['HEAD', 'DELETE', 'PUT', 'PATCH'], url: routes.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: methodNotAllowed })
+    if (routes.handleDelete !== undefined) child.route({ method: 'DELETE', url: routes.path, onRequest, ...childLoggerFactory, handler: routes.handleDelete })
+    child.route({ method: routes.handleDelete === undefined ? ['HEAD', 'DELETE', 'PUT', 'PATCH'] : ['HEAD', 'PUT', 'PATCH'], url: routes.path, exposeHeadRoute: false, onRequest, ...childLoggerFactory, handler: methodNotAllowed })
   }, routes.prefix === undefined ? {} : { prefix: routes.prefix })
 }

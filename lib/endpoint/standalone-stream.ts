@@ -10,11 +10,11 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../handler/caller.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { sendError } from '../response/reply.js'
-import { createLegacyStreamResponder } from '../streams/legacy-stream.js'
+import { createLegacyStreamResponder, type LegacyStreamOwner } from '../streams/legacy-stream.js'
 import type { EndpointAuthorization } from './authorization.js'
 import type { EndpointState } from './state.js'
 
-export type GetHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply
+export type GetHandler = (request: FastifyRequest, reply: FastifyReply) => FastifyReply | Promise<FastifyReply>
 
 export function createStandaloneStream (state: EndpointState, auth: EndpointAuthorization | undefined): GetHandler {
   const open = createLegacyStreamResponder(state.subscriptions, state.capabilities.legacy)
@@ -23,7 +23,14 @@ export function createStandaloneStream (state: EndpointState, auth: EndpointAuth
       reply.header('allow', 'POST')
       return sendError(reply, 405, undefined, ErrorCode.InvalidRequest, 'Method Not Allowed: send JSON-RPC messages with POST')
     }
-    const answer = open(request, reply, { limitKey: callerOf(request) })
+    const sessions = state.sessions
+    if (sessions === undefined || request.headers['mcp-session-id'] === undefined) return opened(request, reply, { limitKey: callerOf(request) })
+    // A stream of a session: the session must be this caller's (else 404), and hears its subscriptions.
+    return sessions.streamOwner(request, reply).then((owner) => owner === undefined ? reply : opened(request, reply, owner))
+  }
+
+  function opened (request: FastifyRequest, reply: FastifyReply, owner: LegacyStreamOwner): FastifyReply {
+    const answer = open(request, reply, owner)
     if (auth !== undefined) auth.endAtExpiry(request, reply)
     return answer
   }

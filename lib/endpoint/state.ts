@@ -20,6 +20,9 @@ import { SharedParts } from '../parts/lifecycle.js'
 import { SubscriptionRegistry } from '../streams/subscriptions.js'
 import { TaskService } from '../tasks/service.js'
 import { LegacyLogLevel } from './legacy-log-level.js'
+import { LegacySessions } from './legacy-sessions.js'
+import { MemorySessionStore } from '../parts/session-store.js'
+import type { AnyServerModule } from '../server-module/contract.js'
 import { Operations } from './operations.js'
 import type { Composition } from '../definitions/compose.js'
 import { type NamedChanges, SharedCatalog } from '../definitions/shared-catalog.js'
@@ -45,6 +48,8 @@ export interface EndpointState {
   readonly pending: PendingRequests
   /** This instance's open `subscriptions/listen` streams. */
   readonly subscriptions: SubscriptionRegistry
+  /** Legacy `Mcp-Session-Id` sessions, with `sessions`. */
+  readonly sessions: LegacySessions | undefined
   /** The tasks extension, with `tasks: true`. */
   readonly tasks: TaskService | undefined
   readonly legacyLogLevel: LegacyLogLevel
@@ -72,16 +77,25 @@ export interface EndpointState {
 export async function openEndpointState (options: ResolvedOptions, composition: Composition, log: FastifyBaseLogger, filterList?: ListFilter): Promise<EndpointState> {
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
-  const legacy = buildCapabilities(options.server, { era: 'legacy' }) as LegacyServerCapabilities
+  const legacy = buildCapabilities(options.server, { era: 'legacy', sessions: options.sessions !== undefined }) as LegacyServerCapabilities
   const modern = buildCapabilities(options.server, { era: 'modern', tasks: options.tasks !== undefined }) as ModernServerCapabilities
   const parts = new SharedParts({ eventBus: options.scale.eventBus, answerRouter: options.scale.answerRouter, catalogStore: options.scale.catalogStore })
   const pending = new PendingRequests(options.limits.clientRequestTimeoutMs, () => parts.router.requestId())
-  const legacyLogLevel = new LegacyLogLevel((event) => parts.bus.publish(event).then(() => {}))
   const subscriptions = new SubscriptionRegistry({
     serverInfo: options.serverInfo,
     listen: options.limits.listen,
     maxStreamBufferBytes: options.limits.maxStreamBufferBytes
   })
+  const sessionStore = options.sessions === undefined ? undefined : options.scale.sessionStore ?? new MemorySessionStore()
+  const sessions = options.sessions === undefined || sessionStore === undefined ? undefined : new LegacySessions(sessionStore, options.sessions, parts.bus, subscriptions)
+  const legacyLogLevel = new LegacyLogLevel((event) => parts.bus.publish(event).then(() => {}), undefined, sessions)
+  // With sessions, the endpoint answers resources/subscribe per session when the module has no handler of its own.
+  const server: AnyServerModule = sessions === undefined || typeof (options.server as { subscribeResource?: unknown }).subscribeResource === 'function'
+    ? options.server
+    : Object.assign(Object.create(options.server) as AnyServerModule, {
+      subscribeResource: (params: { uri?: unknown }, ctx: { request: import('fastify').FastifyRequest }) => sessions.subscribe(ctx.request, params.uri, true),
+      unsubscribeResource: (params: { uri?: unknown }, ctx: { request: import('fastify').FastifyRequest }) => sessions.subscribe(ctx.request, params.uri, false)
+    })
   // Runtime definition changes: served from the next request, told to the streams;
   // remove/disable/enable and named changes recorded in the catalogue store and confirmed by every other instance on the bus.
   const changes = new SharedCatalog(parts.catalog, parts.bus)
@@ -117,6 +131,10 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
         break
       case 'logLevel':
         legacyLogLevel.heard(event)
+        break
+      case 'sessionChanged':
+      case 'sessionEnded':
+        sessions?.heard(event)
         break
     }
     }, (answer, caller) => pending.settle(answer, caller), () => {
@@ -156,9 +174,10 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     parts,
     pending,
     subscriptions,
+    sessions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(options.server, resultCheck, options.toolErrors, options.limits.handlerTimeoutMs),
+    operations: new Operations(server, resultCheck, options.toolErrors, options.limits.handlerTimeoutMs),
     live,
     changes: changes.changes,
     async catchUp (): Promise<void> {
@@ -182,6 +201,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
         await tasks?.close()
         changes.close()
         await parts.close()
+        await sessionStore?.close()
       })()
       return closed
     }

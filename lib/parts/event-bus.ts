@@ -30,6 +30,14 @@ const MAX_DEFINITION_NAME_CHARS = 4096
 /** Bound on the reason an instance gives for a change it could not apply. */
 const MAX_ERROR_CHARS = 1000
 
+/** Most resources one legacy session may subscribe to. */
+export const MAX_SESSION_URIS = 1000
+
+/** A session id as the endpoint mints them (lib/endpoint/legacy-sessions.ts): 128 random bits, base64url. */
+export function isSessionId (value: unknown): value is string {
+  return typeof value === 'string' && /^[A-Za-z0-9_-]{22}$/.test(value)
+}
+
 function isSeq (value: unknown): boolean {
   return value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value > 0)
 }
@@ -57,6 +65,10 @@ export type McpEvent =
   | { type: 'namedChange', name: string, id: string, seq?: number }
   /** An instance applied the change of that `id` (the instance that made it waits for every one), or says why it could not. */
   | { type: 'definitionApplied', id: string, error?: string }
+  /** A legacy session's subscriptions changed: the instances holding its streams follow `uris` from now on. */
+  | { type: 'sessionChanged', session: string, uris: string[] }
+  /** A legacy session ended (DELETE): its streams on every instance end. */
+  | { type: 'sessionEnded', session: string }
   /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
   | { type: 'logLevel', caller: string, level: LogLevel }
 
@@ -125,6 +137,11 @@ export function isMcpEvent (value: unknown): value is McpEvent {
       return isChangeId(value.id) && (value.error === undefined || (typeof value.error === 'string' && value.error.length <= MAX_ERROR_CHARS))
     case 'logLevel':
       return typeof value.caller === 'string' && isLogLevel(value.level)
+    case 'sessionChanged':
+      return isSessionId(value.session) && Array.isArray(value.uris) && value.uris.length <= MAX_SESSION_URIS &&
+        value.uris.every((uri) => typeof uri === 'string' && uri.length <= MAX_DEFINITION_NAME_CHARS)
+    case 'sessionEnded':
+      return isSessionId(value.session)
   }
   return false
 }

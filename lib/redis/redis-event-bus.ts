@@ -42,6 +42,8 @@ function unsentKey (event: McpEvent): string {
     case 'definitionChanged': return 'definition:' + event.list + ':' + event.name
     case 'definitionApplied': return 'applied:' + event.id
     case 'namedChange': return 'named:' + event.name
+    case 'sessionChanged':
+    case 'sessionEnded': return 'session:' + event.session
   }
 }
 

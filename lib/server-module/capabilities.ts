@@ -35,6 +35,8 @@ export interface BuildCapabilitiesOptions<E extends Era = Era> {
   era?: E
   /** Advertise the tasks extension (modern era only); default `false`. */
   tasks?: boolean
+  /** Legacy sessions are on (the `sessions` option): the endpoint serves `resources/subscribe` per session; default `false`. */
+  sessions?: boolean
 }
 
 // ---------------------------------------------------------------------------
@@ -204,7 +206,8 @@ function requireHandlers (server: object, capability: CapabilityName): void {
  *   when it has one, else tools/resources/prompts for each list handler;
  * - legacy: `listChanged: true` unless the module said `false` (the endpoint's
  *   standalone GET stream carries list changes to legacy clients, from every
- *   instance); `resources.subscribe` iff `subscribeResource`;
+ *   instance); `resources.subscribe` iff `subscribeResource`, or `sessions`
+ *   (the endpoint then subscribes per session);
  *   `logging` always (the endpoint answers `logging/setLevel` itself);
  *   `completions` iff `complete`;
  * - modern: `listChanged: true`, `resources.subscribe: true`, `logging` always,
@@ -233,6 +236,9 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
   if (options.tasks !== undefined && typeof options.tasks !== 'boolean') {
     throw new FST_MCP_INVALID_OPTION('tasks', 'must be a boolean')
   }
+  if (options.sessions !== undefined && typeof options.sessions !== 'boolean') {
+    throw new FST_MCP_INVALID_OPTION('sessions', 'must be a boolean')
+  }
   const modern = era === 'modern'
   const declared = (server as { capabilities?: unknown }).capabilities !== undefined
   const base = declared ? declaredBase(server, era) : derivedBase(server)
@@ -253,6 +259,9 @@ export function buildCapabilities<M extends object, E extends Era = 'legacy'> (
     if (explicitSubscribe !== false) {
       if (modern) {
         // every modern endpoint answers subscriptions/listen
+        resources.subscribe = true
+      } else if (options.sessions === true && !hasHandler(server, 'subscribeResource')) {
+        // the endpoint subscribes per session (lib/endpoint/legacy-sessions.ts)
         resources.subscribe = true
       } else if (explicitSubscribe === true || hasHandler(server, 'subscribeResource')) {
         requireHandlers(server, 'resources.subscribe')

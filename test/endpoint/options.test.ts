@@ -29,12 +29,12 @@ t.test('unknown option keys (typos) -> FST_MCP_INVALID_OPTION naming the key', a
 
 t.test('unknown keys are refused at every level, naming the exact path, the known keys and the near miss', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "allowedOrigins"?'],
-    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "era"?'],
+    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, sessions, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "allowedOrigins"?'],
+    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, sessions, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "era"?'],
     [{ serverInfo: { ...SERVER_INFO, titel: 'x' } }, '"serverInfo.titel": unknown option (known: name, version, title, description, websiteUrl, icons); did you mean "title"?'],
     [{ serverInfo: { ...SERVER_INFO, icons: [{ src: 'https://x.example/i.png', size: '48x48' }] } }, '"serverInfo.icons[0].size": unknown option (known: src, mimeType, sizes, theme); did you mean "sizes"?'],
     [{ tasks: { ttl: 5 } }, '"tasks.ttl": unknown option (known: ttlMs,'],
-    [{ scale: { store: () => ({}) } }, '"scale.store": unknown option (known: eventBus, answerRouter, taskStore, catalogStore)'],
+    [{ scale: { store: () => ({}) } }, '"scale.store": unknown option (known: eventBus, answerRouter, taskStore, catalogStore, sessionStore)'],
     [{ requestState: { ttl: 5 } }, '"requestState.ttl": unknown option (known: secret, ttlMs)'],
     [{ cacheHints: { result: {} } }, '"cacheHints.result": unknown option (known: discover, results); did you mean "results"?'],
     [{ cacheHints: { discover: { scope: 'public' } } }, '"cacheHints.discover.scope": unknown option (known: ttlMs, cacheScope)'],
@@ -69,7 +69,8 @@ t.test('every default, in the tree as given', async (t) => {
     authorization: undefined,
     toolErrors: 'message',
     tasks: undefined,
-    scale: { eventBus: undefined, answerRouter: undefined, taskStore: undefined, catalogStore: undefined },
+    sessions: undefined,
+    scale: { eventBus: undefined, answerRouter: undefined, taskStore: undefined, catalogStore: undefined, sessionStore: undefined },
     requestState: { secret: undefined, ttlMs: 900_000 },
     cacheHints: { discover: { ttlMs: 0, cacheScope: 'private' }, results: { ttlMs: 0, cacheScope: 'private' } },
     limits: {

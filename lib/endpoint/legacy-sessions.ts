@@ -1,0 +1,193 @@
+/**
+ * Legacy `Mcp-Session-Id` sessions (the `sessions` option; PROTOCOL.md
+ * section 4). Issued at `initialize` (a legacy one), kept in the session
+ * store (lib/parts/session-store.ts; any instance serves any session),
+ * bound to the caller that opened it. A request that names a session that
+ * does not exist, expired, or belongs to another caller is answered 404
+ * (`-32001 Session not found`), which tells the client to initialize again;
+ * nothing tells one caller whether another's id exists. A request without
+ * the header is served as without sessions.
+ *
+ * What a session gives: `resources/subscribe` and `unsubscribe` (served by
+ * the endpoint when the module has no handler of its own), heard as
+ * `notifications/resources/updated` on the session's GET streams on
+ * whichever instance holds them (the bus carries each change of a session's
+ * subscriptions), and a `logging/setLevel` of its own. `DELETE` with the
+ * header ends it, and its streams on every instance.
+ */
+import { randomBytes } from 'node:crypto'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { callerOf } from '../handler/caller.js'
+import { type EventBus, isSessionId, MAX_SESSION_URIS, type McpEvent } from '../parts/event-bus.js'
+import type { SessionLimits, SessionRecord, SessionStore } from '../parts/session-store.js'
+import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
+import type { LogLevel } from '../protocol/log-level.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
+import { sendError } from '../response/reply.js'
+import type { LegacyStreamOwner } from '../streams/legacy-stream.js'
+import type { SubscriptionRegistry } from '../streams/subscriptions.js'
+import type { PostHandler } from './dispatcher.js'
+
+/** The code the official SDKs answer an unknown session with. */
+export const SESSION_NOT_FOUND = -32001
+const MAX_URI_CHARS = 4096
+
+interface BoundSession {
+  readonly id: string
+  readonly record: SessionRecord
+}
+
+const bound = new WeakMap<FastifyRequest, BoundSession>()
+
+/** The session a legacy request named (checked), if any. */
+export function sessionOf (request: FastifyRequest): BoundSession | undefined {
+  return bound.get(request)
+}
+
+function requestIdOf (body: unknown): RequestId | undefined {
+  return isJsonObject(body) && isRequestId(body.id) ? body.id : undefined
+}
+
+function isLegacyInitialize (body: unknown): boolean {
+  if (!isJsonObject(body) || body.method !== 'initialize' || !isRequestId(body.id) || !isJsonObject(body.params)) return false
+  const meta = body.params._meta
+  return typeof body.params.protocolVersion === 'string' && !(isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION))
+}
+
+function isModern (body: unknown): boolean {
+  if (!isJsonObject(body) || !isJsonObject(body.params)) return false
+  const meta = body.params._meta
+  return isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
+}
+
+export class LegacySessions {
+  readonly #store: SessionStore
+  readonly #limits: SessionLimits
+  readonly #bus: EventBus
+  readonly #streams: SubscriptionRegistry
+
+  constructor (store: SessionStore, limits: SessionLimits, bus: EventBus, streams: SubscriptionRegistry) {
+    this.#store = store
+    this.#limits = limits
+    this.#bus = bus
+    this.#streams = streams
+  }
+
+  /** POST: issues a session at a legacy initialize, checks the one a legacy request names, then lets `next` answer. */
+  wrap (next: PostHandler): PostHandler {
+    return (request, reply) => {
+      const body = request.body
+      if (isLegacyInitialize(body)) return this.#issue(request, reply, next)
+      const header = request.headers['mcp-session-id']
+      if (header === undefined || isModern(body)) return next(request, reply)
+      return this.#check(request, reply, header).then((session) => session === undefined ? reply : (next(request, reply) ?? reply))
+    }
+  }
+
+  /** GET: who the stream is for; a named session must be this caller's (else 404 and undefined). */
+  async streamOwner (request: FastifyRequest, reply: FastifyReply): Promise<LegacyStreamOwner | undefined> {
+    const limitKey = callerOf(request)
+    const header = request.headers['mcp-session-id']
+    if (header === undefined) return { limitKey }
+    const session = await this.#check(request, reply, header)
+    return session === undefined ? undefined : { limitKey, session: session.id, uris: session.record.uris }
+  }
+
+  /** DELETE: ends the caller's session, and its streams on every instance. */
+  async end (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const header = request.headers['mcp-session-id']
+    if (header === undefined) return sendError(reply, 400, undefined, ErrorCode.InvalidRequest, 'Bad Request: DELETE ends the session named by Mcp-Session-Id')
+    let ended = false
+    try {
+      ended = isSessionId(header) && await this.#store.delete(header, callerOf(request))
+    } catch (err) {
+      request.log.error({ err }, 'MCP session store unavailable')
+      return sendError(reply, 503, undefined, ErrorCode.InternalError, 'Service unavailable: the session could not be ended; try again')
+    }
+    if (!ended) return sendError(reply, 404, undefined, SESSION_NOT_FOUND, 'Session not found')
+    this.#streams.endSession(header as string)
+    this.#publish(request, { type: 'sessionEnded', session: header as string })
+    return reply.code(204).send()
+  }
+
+  /** `resources/subscribe` and `unsubscribe` of the request's session. */
+  async subscribe (request: FastifyRequest, uri: unknown, on: boolean): Promise<Record<string, never>> {
+    const session = sessionOf(request)
+    if (session === undefined) {
+      throw new McpError(ErrorCode.InvalidRequest, 'resources/subscribe needs a session: send the Mcp-Session-Id header issued at initialize')
+    }
+    if (typeof uri !== 'string' || uri.length === 0 || uri.length > MAX_URI_CHARS) throw new McpError(ErrorCode.InvalidParams, `Invalid params: "uri" must be a non-empty string of at most ${MAX_URI_CHARS} characters`)
+    let tooMany = false
+    const record = await this.#store.update(session.id, callerOf(request), (current) => {
+      const uris = new Set(current.uris)
+      if (on) uris.add(uri)
+      else uris.delete(uri)
+      if (uris.size > MAX_SESSION_URIS) {
+        tooMany = true
+        return current
+      }
+      return { ...current, uris: [...uris] }
+    }, this.#limits)
+    if (tooMany) throw new McpError(ErrorCode.InvalidParams, `Invalid params: a session may subscribe to at most ${MAX_SESSION_URIS} resources`)
+    if (record === undefined) throw new McpError(SESSION_NOT_FOUND, 'Session not found')
+    this.#streams.setSessionUris(session.id, record.uris)
+    this.#publish(request, { type: 'sessionChanged', session: session.id, uris: [...record.uris] })
+    return {}
+  }
+
+  /** `logging/setLevel` with a session: the level is the session's. */
+  async setLevel (request: FastifyRequest, level: LogLevel): Promise<boolean> {
+    const session = sessionOf(request)
+    if (session === undefined) return false
+    const record = await this.#store.update(session.id, callerOf(request), (current) => ({ ...current, level }), this.#limits)
+    if (record !== undefined) bound.set(request, { id: session.id, record })
+    return true
+  }
+
+  /** A change of a session heard on the bus (this instance's own included). */
+  heard (event: Extract<McpEvent, { type: 'sessionChanged' | 'sessionEnded' }>): void {
+    if (event.type === 'sessionEnded') this.#streams.endSession(event.session)
+    else this.#streams.setSessionUris(event.session, event.uris)
+  }
+
+  async #issue (request: FastifyRequest, reply: FastifyReply, next: PostHandler): Promise<FastifyReply> {
+    const id = randomBytes(16).toString('base64url')
+    try {
+      await this.#store.create(id, callerOf(request), this.#limits)
+      reply.header('mcp-session-id', id)
+    } catch (err) {
+      // Served without a session: the client works, only without subscriptions.
+      request.log.error({ err }, 'MCP session store unavailable: initialize answered without a session')
+    }
+    return await (next(request, reply) ?? reply)
+  }
+
+  /** The session a request names, bound to it; or undefined, the request answered 404 (or 503). */
+  async #check (request: FastifyRequest, reply: FastifyReply, header: string | string[]): Promise<BoundSession | undefined> {
+    const id = requestIdOf(request.body)
+    if (typeof header !== 'string' || !isSessionId(header)) {
+      sendError(reply, 404, id, SESSION_NOT_FOUND, 'Session not found')
+      return undefined
+    }
+    let record: SessionRecord | undefined
+    try {
+      record = await this.#store.touch(header, callerOf(request), this.#limits)
+    } catch (err) {
+      request.log.error({ err }, 'MCP session store unavailable')
+      sendError(reply, 503, id, ErrorCode.InternalError, 'Service unavailable: the session could not be read; try again')
+      return undefined
+    }
+    if (record === undefined) {
+      sendError(reply, 404, id, SESSION_NOT_FOUND, 'Session not found')
+      return undefined
+    }
+    const session = { id: header, record }
+    bound.set(request, session)
+    return session
+  }
+
+  #publish (request: FastifyRequest, event: McpEvent): void {
+    this.#bus.publish(event).catch((err: unknown) => request.log.error({ err, event: event.type }, 'MCP session change not delivered to every instance (event bus)'))
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * Legacy `Mcp-Session-Id` sessions (`sessions: true`): issued at initialize,
+ * resource subscriptions per session heard on the session's GET stream (the
+ * official SDK client v1 end to end), the log level per session, and
+ * hostile input: forged and cross-caller ids (404, nothing revealed), a
+ * session deleted while its stream is open, 10,000 abandoned sessions
+ * (bounded in all and per caller).
+ */
+import http, { type IncomingMessage } from 'node:http'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
+import t, { type Test } from 'tap'
+import { defineResources, defineTools } from '../../lib/index.js'
+import { MemorySessionStore } from '../../lib/parts/session-store.js'
+import { post, readBody, SseReader, startApp, type TestOptions } from '../streams/helpers.js'
+
+const server = {
+  ...defineTools({ echo: { handler: () => ({ content: [] }) } }),
+  ...defineResources({ note: { uri: 'notes://note/1', read: () => 'one' } })
+}
+
+async function app (t: Test, options: Partial<TestOptions> = {}) {
+  const started = await startApp({ server, sessions: true, limits: { listen: { keepAliveMs: 0 } }, ...options }, undefined, { forceCloseConnections: true })
+  t.teardown(() => started.app.close())
+  return started
+}
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }
+const V = { 'mcp-protocol-version': '2025-11-25' }
+
+async function initialize (port: number, headers: Record<string, string> = {}): Promise<{ session: string, result: any }> {
+  const { res } = await post(port, INIT, headers)
+  const body = JSON.parse(await readBody(res))
+  return { session: res.headers['mcp-session-id'] as string, result: body.result }
+}
+
+async function rpc (port: number, session: string | undefined, method: string, params: Record<string, unknown> = {}, headers: Record<string, string> = {}): Promise<{ status: number, body: any }> {
+  const { res } = await post(port, { jsonrpc: '2.0', id: 7, method, params }, { ...V, ...headers, ...(session === undefined ? {} : { 'mcp-session-id': session }) })
+  const text = await readBody(res)
+  return { status: res.statusCode as number, body: text === '' ? undefined : JSON.parse(text) }
+}
+
+function request (port: number, method: string, headers: Record<string, string>): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method, agent: false, headers }, resolve)
+    req.on('error', reject)
+    req.end()
+  })
+}
+
+t.test('initialize issues a session; legacy resources.subscribe is advertised exactly with sessions', async (t) => {
+  const { port } = await app(t)
+  const { session, result } = await initialize(port)
+  t.match(session, /^[A-Za-z0-9_-]{22}$/)
+  t.strictSame(result.capabilities.resources, { listChanged: true, subscribe: true })
+  const { port: without } = await app(t, { sessions: false })
+  const plain = await initialize(without)
+  t.equal(plain.session, undefined, 'no session without the option')
+  t.strictSame(plain.result.capabilities.resources, { listChanged: true }, 'and no subscribe')
+  t.equal((await rpc(without, undefined, 'resources/subscribe', { uri: 'notes://note/1' })).body.error.code, -32601)
+})
+
+t.test('official SDK client v1: subscribe, then resources/updated on its session\'s stream; unsubscribe stops it', async (t) => {
+  const { app: fastify, port } = await app(t)
+  const client = new Client({ name: 'sdk-v1', version: '1.0.0' })
+  const updates: string[] = []
+  const { ResourceUpdatedNotificationSchema } = await import('@modelcontextprotocol/sdk/types.js')
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => { updates.push(n.params.uri) })
+  const transport = new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`))
+  await client.connect(transport)
+  t.teardown(() => client.close())
+  t.ok(transport.sessionId, 'the client keeps the session id')
+  for (let i = 0; i < 250 && fastify.mcp.listenStreams === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  await client.subscribeResource({ uri: 'notes://note/1' })
+  fastify.mcp.notifyResourceUpdated('notes://note/2')
+  fastify.mcp.notifyResourceUpdated('notes://note/1')
+  for (let i = 0; i < 250 && updates.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20))
+  t.strictSame(updates, ['notes://note/1'], 'only what the session subscribed to')
+  await client.unsubscribeResource({ uri: 'notes://note/1' })
+  t.equal(fastify.mcp.notifyResourceUpdated('notes://note/1'), 0)
+})
+
+t.test('the log level belongs to the session', async (t) => {
+  const logging = {
+    ...defineTools({}),
+    listTools: () => ({ tools: [] }),
+    callTool: (_p: unknown, ctx: { log: (level: 'info', data: unknown) => void }) => { ctx.log('info', 'hello'); return { content: [] } }
+  }
+  const { port } = await app(t, { server: logging as never })
+  const a = await initialize(port)
+  const b = await initialize(port)
+  t.strictSame((await rpc(port, a.session, 'logging/setLevel', { level: 'info' })).body.result, {})
+  const { res: withLevel } = await post(port, { jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'x' } }, { ...V, 'mcp-session-id': a.session })
+  t.match(await readBody(withLevel), /notifications\/message/, 'session a hears its log')
+  const { res: other } = await post(port, { jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'x' } }, { ...V, 'mcp-session-id': b.session })
+  t.notMatch(await readBody(other), /notifications\/message/, 'session b of the same caller set none')
+})
+
+t.test('hostile ids: forged, malformed, another caller\'s: 404 Session not found, nothing revealed', async (t) => {
+  const { port } = await app(t)
+  const mine = await initialize(port, { authorization: 'Bearer alice' })
+  for (const forged of ['AAAAAAAAAAAAAAAAAAAAAA', 'not a session', 'x'.repeat(5000)]) {
+    const answer = await rpc(port, forged, 'tools/list', {}, { authorization: 'Bearer alice' })
+    t.equal(answer.status, 404)
+    t.strictSame(answer.body, { jsonrpc: '2.0', id: 7, error: { code: -32001, message: 'Session not found' } })
+  }
+  const stolen = await rpc(port, mine.session, 'tools/list', {}, { authorization: 'Bearer mallory' })
+  t.equal(stolen.status, 404, 'another caller\'s id is answered as unknown')
+  const get = await request(port, 'GET', { accept: 'text/event-stream', ...V, 'mcp-session-id': mine.session, authorization: 'Bearer mallory' })
+  t.equal(get.statusCode, 404, 'nor can it open the session\'s stream')
+  await readBody(get)
+  const del = await request(port, 'DELETE', { ...V, 'mcp-session-id': mine.session, authorization: 'Bearer mallory' })
+  t.equal(del.statusCode, 404, 'nor end it')
+  await readBody(del)
+  t.equal((await rpc(port, mine.session, 'tools/list', {}, { authorization: 'Bearer alice' })).status, 200, 'the owner still can')
+})
+
+t.test('DELETE ends the session and its open stream; the id is then 404', async (t) => {
+  const { app: fastify, port } = await app(t)
+  const { session } = await initialize(port)
+  const res = await request(port, 'GET', { accept: 'text/event-stream', ...V, 'mcp-session-id': session })
+  t.equal(res.statusCode, 200)
+  const stream = new SseReader(res)
+  await stream.next()
+  t.equal(fastify.mcp.listenStreams, 1)
+  const del = await request(port, 'DELETE', { ...V, 'mcp-session-id': session })
+  t.equal(del.statusCode, 204)
+  await stream.ended
+  t.equal(fastify.mcp.listenStreams, 0, 'its stream ended')
+  t.equal((await rpc(port, session, 'tools/list')).status, 404)
+  const again = await request(port, 'DELETE', { ...V, 'mcp-session-id': session })
+  t.equal(again.statusCode, 404)
+  await readBody(again)
+})
+
+t.test('an idle session expires', async (t) => {
+  const { port } = await app(t, { sessions: { idleTimeoutMs: 50 } })
+  const { session } = await initialize(port)
+  t.equal((await rpc(port, session, 'tools/list')).status, 200)
+  await new Promise((resolve) => setTimeout(resolve, 120))
+  t.equal((await rpc(port, session, 'tools/list')).status, 404, 'the client initializes again')
+})
+
+t.test('10,000 sessions opened and abandoned stay within the bounds, in all and per caller', async (t) => {
+  const store = new MemorySessionStore()
+  const limits = { maxSessions: 1000, maxSessionsPerCaller: 100, idleTimeoutMs: 60_000 }
+  for (let i = 0; i < 10_000; i++) await store.create(`s${i}`, 'one-caller', limits)
+  t.equal(store.size, 100, 'one caller holds at most its share')
+  for (let i = 0; i < 10_000; i++) await store.create(`t${i}`, `caller-${i}`, limits)
+  t.equal(store.size, 1000, 'all callers together at most maxSessions')
+  t.ok(await store.touch('t9999', 'caller-9999', limits), 'the newest live on')
+  t.equal(await store.touch('s0', 'one-caller', limits), undefined, 'the oldest made room')
+
+  // Through the endpoint: one caller opening sessions without end keeps only its share.
+  const { port } = await app(t, { sessions: { maxSessionsPerCaller: 3 } })
+  const opened = []
+  for (let i = 0; i < 20; i++) opened.push((await initialize(port)).session)
+  const live = []
+  for (const session of opened) if ((await rpc(port, session, 'ping')).status === 200) live.push(session)
+  t.strictSame(live, opened.slice(-3), 'the last three live on')
+})
