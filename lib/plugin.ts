@@ -19,7 +19,9 @@ import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { createDecorator } from './endpoint/decorator.js'
 import { createDispatcher } from './endpoint/dispatcher.js'
 import { mountEndpoint } from './endpoint/http-routes.js'
-import { modernErrorStatus } from './endpoint/modern-era.js'
+import { createLegacyHandler } from './endpoint/legacy-era.js'
+import { createModernHandler } from './endpoint/modern-era.js'
+import { modernErrorStatus } from './response/modern-result.js'
 import { openEndpointState } from './endpoint/state.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
@@ -73,7 +75,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     bodyLimit: options.limits.bodyLimit,
     policy: { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts },
     auth,
-    handlePost: createDispatcher(state, auth)
+    handlePost: createDispatcher(state, auth, { legacy: createLegacyHandler(state), modern: createModernHandler(state, auth?.endAtExpiry) })
   })
 }
 
