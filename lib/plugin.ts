@@ -21,7 +21,9 @@ import { createDispatcher } from './endpoint/dispatcher.js'
 import { knownNames } from './endpoint/known-names.js'
 import { mountEndpoint } from './endpoint/http-routes.js'
 import { createStandaloneStream } from './endpoint/standalone-stream.js'
-import { modernErrorStatus } from './endpoint/modern-era.js'
+import { createLegacyHandler } from './endpoint/legacy-era.js'
+import { createModernHandler } from './endpoint/modern-era.js'
+import { modernErrorStatus } from './response/modern-result.js'
 import { openEndpointState } from './endpoint/state.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
@@ -72,13 +74,14 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // After the route tools joined the catalogue (their onReady ran first): the changes other instances recorded.
   fastify.addHook('onReady', state.catchUp)
 
+  const dispatch = createDispatcher(state, auth, { legacy: createLegacyHandler(state), modern: createModernHandler(state, auth?.endAtExpiry) })
   await mountEndpoint(fastify, {
     path: options.path,
     prefix,
     bodyLimit: options.limits.bodyLimit,
     policy: { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts },
     auth,
-    handlePost: state.sessions === undefined ? createDispatcher(state, auth) : state.sessions.wrap(createDispatcher(state, auth)),
+    handlePost: state.sessions === undefined ? dispatch : state.sessions.wrap(dispatch),
     handleGet: createStandaloneStream(state, auth),
     handleDelete: state.sessions === undefined ? undefined : (request, reply) => (state.sessions as NonNullable<typeof state.sessions>).end(request, reply)
   })

@@ -4,7 +4,7 @@
  * serialised once at registration unless a hint is a function of the request.
  */
 import type { FastifyRequest } from 'fastify'
-import { isStatic, resolveHints } from './cache-hints.js'
+import { isStatic, resolveHints } from '../response/cache-hints.js'
 import type { EndpointState } from './state.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { type PreparedResult, prepareResult, preparedResponse } from '../response/responses.js'

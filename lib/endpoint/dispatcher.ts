@@ -22,11 +22,20 @@ import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { isModernVersion } from '../protocol/versions.js'
 import { sendAccepted, sendError } from '../response/reply.js'
 import type { EndpointAuthorization } from './authorization.js'
-import { createLegacyHandler } from './legacy-era.js'
-import { createModernHandler } from './modern-era.js'
 import type { EndpointState } from './state.js'
 
 export type PostHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
+
+/** A JSON-RPC request, as the dispatcher hands it to an era. */
+export type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
+
+/** What answers the requests of one era (lib/endpoint/legacy-era.ts, lib/endpoint/modern-era.ts). */
+export type EraHandler = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
+
+export interface EraHandlers {
+  readonly legacy: EraHandler
+  readonly modern: EraHandler
+}
 
 /** A request is modern when its `_meta` names a protocol version (PROTOCOL.md section 1). */
 export function isModernRequest (message: JsonRpcMessage): boolean {
@@ -35,9 +44,8 @@ export function isModernRequest (message: JsonRpcMessage): boolean {
   return isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
 }
 
-export function createDispatcher (state: EndpointState, auth: EndpointAuthorization | undefined): PostHandler {
-  const handleLegacy = createLegacyHandler(state)
-  const handleModern = createModernHandler(state)
+export function createDispatcher (state: EndpointState, auth: EndpointAuthorization | undefined, eras: EraHandlers): PostHandler {
+  const { legacy: handleLegacy, modern: handleModern } = eras
   const { pending, parts } = state
 
   function dispatch (message: JsonRpcMessage, request: FastifyRequest, reply: FastifyReply): FastifyReply | Promise<FastifyReply> {
@@ -53,11 +61,7 @@ export function createDispatcher (state: EndpointState, auth: EndpointAuthorizat
       return sendAccepted(reply)
     }
     if (auth !== undefined && (denied = auth.checkScopes(request, reply, message.id, message.method, message.params)) !== undefined) return denied
-    if (isModernRequest(message)) {
-      const answer = handleModern(message, request, reply)
-      if (auth !== undefined && message.method === 'subscriptions/listen') auth.endAtExpiry(request, reply)
-      return answer
-    }
+    if (isModernRequest(message)) return handleModern(message, request, reply)
     if (state.serveModern && isModernVersion(request.headers['mcp-protocol-version'])) {
       // The header says modern but the body has no _meta version: a modern request missing its metadata.
       return sendError(reply, 400, message.id, ErrorCode.InvalidParams, `Invalid params: _meta must carry "${META_PROTOCOL_VERSION}"`)

@@ -20,7 +20,8 @@ import { RequestContext } from '../handler/request-context.js'
 import { faultSubject, type ListFilter } from '../handler/invoke.js'
 import { whenSettled } from '../common/maybe-promise.js'
 import { CANCELLED } from '../handler/in-flight.js'
-import { isJsonObject, isRequestId, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
+import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
+import type { EraHandler, RequestMessage } from './dispatcher.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { type EndpointMethodName, methodIn } from '../protocol/methods.js'
@@ -47,11 +48,6 @@ function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): Ser
   }
   return out
 }
-
-/** A JSON-RPC request, as the dispatcher hands it to an era. */
-export type RequestMessage = Extract<JsonRpcMessage, { kind: 'request' }>
-
-export type EraHandler = (message: RequestMessage, request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | FastifyReply
 
 /** An endpoint-served legacy method; `protocolVersion` is the version header's (or the default), unchecked for `initialize`. */
 type LegacyEndpointHandler = (message: RequestMessage, protocolVersion: string, request: FastifyRequest, reply: FastifyReply) => FastifyReply

@@ -5,11 +5,18 @@
  */
 import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
 import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS } from '../protocol/methods.js'
+import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { CapabilitiesDeclaration, JsonObject } from './contract.js'
 import { nearMissHint } from './module-check.js'
 
 export const ERAS: readonly Era[] = Object.freeze(['legacy', 'modern'])
 export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks'
+
+/** True when a request's client capabilities declare the tasks extension. */
+export function declaresTasks (clientCapabilities: JsonObject): boolean {
+  const extensions = clientCapabilities.extensions
+  return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION])
+}
 /**
  * The Skills extension: advertised (modern era, the revision it is specified
  * on) when the module serves `listSkills` and `getSkill`, with

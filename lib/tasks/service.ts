@@ -30,7 +30,7 @@ import { callerOf } from '../handler/caller.js'
 import { noteCreatedTask, type TaskHost, type TaskPlan, taskPlanOf, type WorkOutcomeStep, type WorkResultStep } from './call-plan.js'
 import { markTaskCreated } from '../server-module/task-created.js'
 import type { MaybePromise } from '../common/maybe-promise.js'
-import { TASKS_EXTENSION } from '../server-module/capabilities.js'
+import { declaresTasks, TASKS_EXTENSION } from '../server-module/capabilities.js'
 import { answerProblem, type ClientRequestMethod, type ClientRequestOptions, INPUT_KEY_PREFIX } from '../protocol/client-request-wire.js'
 import { ClientAsking } from '../input/client-asking.js'
 import { rejected, requireCapabilityFor } from '../input/client-requests.js'
@@ -87,12 +87,6 @@ function inputFits (ctx: HandlerContext, plan: TaskPlan, limit: number): boolean
   if (args === undefined) return false
   const caps = heapCostWithin(ctx.clientCapabilities, limit - args)
   return caps !== undefined && heapCostWithin(ctx.clientInfo, limit - args - caps) !== undefined
-}
-
-/** True when the request's client capabilities declare the tasks extension. */
-export function declaresTasks (clientCapabilities: JsonObject): boolean {
-  const extensions = clientCapabilities.extensions
-  return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION])
 }
 
 function missingTasksError (): McpError {

@@ -3,7 +3,16 @@
  * per-request functions, and per-result overrides from handlers.
  */
 import type { FastifyRequest } from 'fastify'
-import type { CacheScope, PerRequest, ResolvedCacheHints } from '../options.js'
+import type { CacheScope } from '../protocol/schemas.js'
+
+/** A value, or a function of the request giving it. */
+type PerRequest<T> = T | ((request: FastifyRequest) => T)
+
+/** The configured hints (`cacheHints.results`, checked at registration). */
+export interface ResolvedCacheHints {
+  readonly ttlMs?: PerRequest<number> | undefined
+  readonly cacheScope?: PerRequest<CacheScope> | undefined
+}
 
 export interface CacheHints {
   ttlMs: number
@@ -22,7 +31,7 @@ export function isValidScope (value: unknown): value is CacheScope {
   return value === 'public' || value === 'private'
 }
 
-function evaluate<T> (value: PerRequest<T>, request: FastifyRequest): T {
+function evaluate<T> (value: PerRequest<T> | undefined, request: FastifyRequest): T | undefined {
   return typeof value === 'function' ? (value as (r: FastifyRequest) => T)(request) : value
 }
 
