@@ -34,8 +34,8 @@ export interface RoutesOptions {
   /** Headers computed per call from the handler context (`ctx.auth`, `ctx.request`, ...), after the forwarded ones. */
   headers?: (ctx: HandlerContext) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>
   /**
-   * Largest answer body of a route passed on to the client, in bytes; a larger one is a tool error
-   * (and logged). It bounds what reaches the model, not the route's own memory. Default 1048576 (1 MiB).
+   * Largest answer body of a route passed on to the client, in bytes; the answer is read as a stream and
+   * the route's request aborted once it passes this (a tool error, logged). Default 1048576 (1 MiB).
    */
   maxResponseBytes?: number
 }
