@@ -34,8 +34,8 @@ export interface RoutesOptions {
   /** Headers computed per call from the handler context (`ctx.auth`, `ctx.request`, ...), after the forwarded ones. */
   headers?: (ctx: HandlerContext) => Record<string, string> | undefined | Promise<Record<string, string> | undefined>
   /**
-   * Largest answer body of a route passed on to the client, in bytes; a larger one is a tool error
-   * (and logged). It bounds what reaches the model, not the route's own memory. Default 1048576 (1 MiB).
+   * Largest answer body of a route passed on to the client, in bytes; the answer is read as a stream and
+   * the route's request aborted once it passes this (a tool error, logged). Default 1048576 (1 MiB).
    */
   maxResponseBytes?: number
 }
@@ -71,6 +71,7 @@ const METHODS_NOT_TOOLS = new Set(['HEAD', 'OPTIONS'])
  */
 export function installRouteTools (fastify: FastifyInstance, settings: RouteCallSettings | undefined, catalog: Catalog<ToolEntry> | undefined): void {
   installInnerRequestChecks(fastify, settings !== undefined)
+  if (settings !== undefined) warnRoutesDeclaredBefore(fastify)
   const routes: Array<{ route: CollectedRoute, context: FastifyInstance }> = []
   fastify.addHook('onRoute', function (options: RouteOptions) {
     const config = options.config as { mcp?: unknown } | undefined
@@ -113,6 +114,18 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
       catalog.add({ ...routeToolEntry(route, schemas, call), context })
     }
   })
+}
+
+/**
+ * Routes declared before the plugin were never seen by its `onRoute` hook,
+ * and their config cannot be read afterwards: one with `config.mcp` would
+ * not be a tool. They are named in a warning, so none vanishes without a word.
+ */
+function warnRoutesDeclaredBefore (fastify: FastifyInstance): void {
+  const tree = fastify.printRoutes({ commonPrefix: false }).trimEnd()
+  if (tree === '') return
+  const routes = tree.split('\n').map((line) => line.replace(/^[\s│├└─]+/, ''))
+  fastify.log.warn({ routes }, 'fastify-mcp-capabilities: routes were declared before the plugin was registered with `routes` on; only routes declared after it can be tools, so any of these with config.mcp is not one (register the plugin before your routes)')
 }
 
 /** Where the tools of `catalog` are served from, for MCP hooks (they apply by context): a route-backed tool's route context. */
