@@ -208,7 +208,7 @@ export interface LimitOptions {
    * arguments may hold when a Standard Schema library (zod, valibot, arktype)
    * validates them: such a library checks a value whole, issues and all, and
    * cannot be stopped part way. More is a tool error (-32602 for a prompt)
-   * before the library runs. Default 8192. JSON Schema and TypeBox schemas
+   * before the library runs. Default 4096. JSON Schema and TypeBox schemas
    * are not bounded: their checks stop at the first problem.
    */
   maxArgumentValues?: number

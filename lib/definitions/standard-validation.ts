@@ -18,7 +18,7 @@ import { detailed, Invalid, ProblemList, type SchemaUse, unlocated, type Validat
 import { valueCountWithin } from './value-count.js'
 
 /** The default of `limits.maxArgumentValues`. */
-export const DEFAULT_MAX_ARGUMENT_VALUES = 8192
+export const DEFAULT_MAX_ARGUMENT_VALUES = 4096
 
 interface Issue {
   readonly message: string
