@@ -27,7 +27,9 @@ import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { sendError } from '../response/reply.js'
 import type { LegacyStreamOwner } from '../streams/legacy-stream.js'
 import type { SubscriptionRegistry } from '../streams/subscriptions.js'
-import type { PostHandler } from './dispatcher.js'
+
+/** The POST handler it wraps (lib/endpoint/dispatcher.ts's, spelled here: that file reaches this one through the era handlers). */
+type PostHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<FastifyReply> | undefined
 
 /** The code the official SDKs answer an unknown session with. */
 export const SESSION_NOT_FOUND = -32001
