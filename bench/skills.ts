@@ -21,10 +21,10 @@ for (let i = 0; i < SKILLS; i++) {
 const defined = defineSkills(definitions)
 // The same answers, made afresh on every request.
 const listed = defined.listSkills() as { skills: unknown[] }
-const entries = JSON.parse(JSON.stringify(listed.skills)) as Array<{ uri: string }>
+const entries = JSON.parse(JSON.stringify(listed.skills)) as Array<{ uri: string, resources: Array<{ uri: string }> }>
 const files = new Map<string, unknown>()
 for (const entry of entries) {
-  for (const file of (entry as { resources: Array<{ uri: string }> }).resources) files.set(file.uri, JSON.parse(JSON.stringify(defined.readResource({ uri: file.uri }, undefined as never))))
+  for (const file of entry.resources) files.set(file.uri, JSON.parse(JSON.stringify(defined.readResource({ uri: file.uri }, undefined as never))))
 }
 const byHand = {
   listResources: () => ({ resources: [] }),
