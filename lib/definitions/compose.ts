@@ -124,8 +124,10 @@ export function checkSkillUris (skills: Catalog<SkillEntry>, resources: Catalog<
     const entry = only ?? skills.entry(name) as SkillEntry
     const uris = entry.files === undefined ? [entry.key] : [...entry.files.values()].map((f) => f.uri)
     for (const uri of uris) {
+      if (!resources.hasKey(uri)) continue
+      // Only on a clash: the resource's name, for the message.
       const resource = resources.entry(resources.names().find((n) => resources.entry(n)?.key === uri) ?? '')
-      if (resource !== undefined) throw new FST_MCP_DUPLICATE_DEFINITION(`URI ${uri}`, `resource "${resource.name}" (${resource.origin})`, `skill "${entry.name}" (${entry.origin})`)
+      throw new FST_MCP_DUPLICATE_DEFINITION(`URI ${uri}`, `resource "${resource?.name ?? uri}" (${resource?.origin ?? 'defineResources'})`, `skill "${entry.name}" (${entry.origin})`)
     }
   }
 }

@@ -151,7 +151,10 @@ export function findSkillFolders (root: string): string[] {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name < b.name ? -1 : 1)) {
       if (entry.name.startsWith('.')) continue
       const relativePath = prefix === '' ? entry.name : `${prefix}/${entry.name}`
-      if (entry.isFile() && entry.name === SKILL_MD && prefix !== '') found.push(prefix)
+      if (entry.isFile() && entry.name === SKILL_MD) {
+        if (prefix === '') throw new SkillFileProblem(SKILL_MD, 'the folder is one skill, not a folder of skills: define it by its path, defineSkills({ "<name>": { directory } })')
+        found.push(prefix)
+      }
       let directory = entry.isDirectory()
       let next = join(dir, entry.name)
       if (entry.isSymbolicLink()) {

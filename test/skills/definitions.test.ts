@@ -134,3 +134,10 @@ t.test('URIs are unique: two skills, a skill and a resource, at registration and
   t.throws(() => app.mcp.skills.add('bad', { files: { 'SKILL.md': skillMd('other') } }), { code: 'FST_MCP_INVALID_SKILL' }, 'runtime additions pass the same checks')
   t.strictSame(app.mcp.skills.names(), [])
 })
+
+t.test('a folder of skills that is itself a skill is refused, saying how to define it', async (t) => {
+  const root = folderWith(t, { 'SKILL.md': skillMd('demo') })
+  refused(t, () => defineSkills(root), /SKILL\.md/, /one skill, not a folder of skills/)
+  const empty = folderWith(t, { 'notes.txt': 'x' })
+  t.strictSame((defineSkills(empty).listSkills() as { skills: unknown[] }).skills, [], 'a folder without skills defines none')
+})
