@@ -6,6 +6,7 @@
  * extension, modern era) teaching an agent the note-taking workflow.
  *
  *   npm start                          # http://127.0.0.1:3000/mcp, both eras
+ *   npm run --silent start:stdio       # the same server over stdin/stdout, for hosts that launch it (docs/stdio.md)
  *   HOST=127.0.0.1 PORT=8080 MCP_ERA=modern npm start
  *   VALIDATE_RESULTS=1 npm start       # check every result against the wire schemas
  *   MCP_AUTH_ISSUER=https://auth.example.com npm start   # bearer tokens required (see README, Authorization)
@@ -33,7 +34,8 @@ import mcpCapabilities, {
   McpError,
   resourceLink,
   resourceNotFound,
-  type ServerModule
+  type ServerModule,
+  serveStdio
 } from '../lib/index.js'
 
 interface Note { id: string, title: string, body: string, tags: string[] }
@@ -188,6 +190,8 @@ export function notesServer (store: NoteStore) {
 
 export interface ExampleOptions {
   era?: DeploymentEra
+  /** Served over stdio: logs go to stderr, stdout carries only MCP messages. */
+  stdio?: boolean
   /** `validate.results` checks every handler result against its wire schema (the tests turn it on). */
   validate?: ValidateOptions
   /** Require bearer tokens (see README, Authorization); open when absent. */
@@ -206,8 +210,8 @@ export function authorizationFromEnv (env: NodeJS.ProcessEnv, host: string, port
   }
 }
 
-export async function buildExampleServer ({ era = 'dual', validate, authorization, scale }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestState'> } = {}): Promise<FastifyInstance> {
-  const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } })
+export async function buildExampleServer ({ era = 'dual', validate, authorization, scale, stdio = false }: ExampleOptions & { scale?: Pick<McpCapabilitiesOptions, 'scale' | 'requestState'> } = {}): Promise<FastifyInstance> {
+  const app = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info', ...(stdio ? { stream: process.stderr } : {}) } })
   const store = new NoteStore()
   await app.register(mcpCapabilities, {
     server: notesServer(store),
@@ -228,12 +232,20 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const era = (process.env.MCP_ERA ?? 'dual') as DeploymentEra
   const host = process.env.HOST ?? '127.0.0.1'
   const port = Number(process.env.PORT ?? 3000)
+  const stdio = process.argv.includes('--stdio')
   const app = await buildExampleServer({
     era,
+    stdio,
     validate: { results: process.env.VALIDATE_RESULTS === '1' },
     authorization: authorizationFromEnv(process.env, host, port),
     // REDIS_URL and MCP_REQUEST_STATE_SECRET: notifications and tasks shared with other instances (see scale-from-env.ts).
     scale: await scaleFromEnv()
   })
-  await app.listen({ host, port })
+  if (stdio) {
+    // With MCP_AUTH_ISSUER, the local user's token comes from MCP_TOKEN and is verified like any other.
+    const token = process.env.MCP_TOKEN
+    await serveStdio(app, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } })
+  } else {
+    await app.listen({ host, port })
+  }
 }
