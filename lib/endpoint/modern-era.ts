@@ -1,5 +1,5 @@
 /**
- * The modern era (2026-07-28), stateless (PROTOCOL.md section 5): each
+ * The modern era (2026-07-28), stateless (docs/protocol.md): each
  * request carries its version and client capabilities in `_meta`, headers
  * must agree with the body, `server/discover` describes the server, and every
  * result is stamped with `resultType`, `_meta.serverInfo` and, for list and

@@ -40,7 +40,7 @@ export type McpEvent =
   | { type: 'definitionChanged', list: ListName, name: string, change: DefinitionChange, id?: string }
   /** An instance applied the `definitionChanged` of that `id` (the instance that made it waits for every one). */
   | { type: 'definitionApplied', id: string }
-  /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
+  /** Legacy `logging/setLevel`: the level `caller` (`callerOf` in lib/handler/request-scope.ts) set, kept by every instance. */
   | { type: 'logLevel', caller: string, level: LogLevel }
 
 export type McpEventListener = (event: McpEvent) => void
