@@ -128,7 +128,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   let tasks: TaskService | undefined
   if (options.tasks !== undefined) {
     try {
-      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.toolErrors })
+      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.security.toolErrors })
     } catch (err) {
       changes.close()
       await parts.close()
@@ -152,7 +152,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     subscriptions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(options.server, resultCheck, options.toolErrors),
+    operations: new Operations(options.server, resultCheck, options.security.toolErrors),
     live,
     notify (event: McpEvent): number {
       const before = subscriptions.delivered

@@ -99,7 +99,7 @@ t.test('a hook\'s throw while the task runs ends the task with a well-formed out
       if (text === 'done task') return { resultType: 'task', taskId: 'forged' }
     })
     record(app, seen)
-  }, { toolErrors: 'mask' })
+  }, { security: { toolErrors: 'mask' } })
   const client = tasksClient(t, app)
   const end = async (mode: string) => client.poll((await client.call('work', { mode })).json.result.taskId)
 
