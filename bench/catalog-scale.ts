@@ -66,7 +66,7 @@ async function build (n: number, pageSize?: number, kind: SchemaKind = 'same', o
   const tools = catalogue(n, kind, offset)
   const start = process.hrtime.bigint()
   const app = Fastify()
-  await app.register(mcpCapabilities, { server: defineTools(tools), serverInfo: { name: 'bench', version: '1' }, era: 'modern', ...(pageSize === undefined ? {} : { listPageSize: pageSize }) })
+  await app.register(mcpCapabilities, { server: defineTools(tools), serverInfo: { name: 'bench', version: '1' }, era: 'modern', ...(pageSize === undefined ? {} : { limits: { listPageSize: pageSize } }) })
   await app.ready()
   return { app, ms: Number(process.hrtime.bigint() - start) / 1e6 }
 }

@@ -32,7 +32,7 @@ export async function forgedCursorMemory (tools = 2000, pageSize = 1000, cursors
   const defined: Record<string, ToolDefinition> = {}
   for (let i = 0; i < tools; i++) defined[`tool_${i}`] = { description: pad, handler: () => ({ content: [] }) }
   const app = Fastify()
-  await app.register(mcpCapabilities, { serverInfo: { name: 'cursors', version: '1' }, server: defineTools(defined), listPageSize: pageSize })
+  await app.register(mcpCapabilities, { serverInfo: { name: 'cursors', version: '1' }, server: defineTools(defined), limits: { listPageSize: pageSize } })
   await app.ready()
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
   const list = async (cursor?: string): Promise<string> => {

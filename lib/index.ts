@@ -4,7 +4,7 @@ import { mcpCapabilities } from './plugin.js'
 export { mcpCapabilities }
 export default mcpCapabilities
 export type { McpCapabilitiesOptions, McpDecorator } from './plugin.js'
-export type { ServerInfo, CacheScope, CacheHintOptions, CacheHintsOptions, DeploymentEra, PerRequest, RequestStateOptions, LimitOptions, ValidateOptions } from './options.js'
+export type { ServerInfo, CacheScope, CacheHintOptions, CacheHintsOptions, DeploymentEra, PerRequest, RequestStateOptions, LimitOptions, SecurityOptions, ValidateOptions } from './options.js'
 export type { McpHookName, McpHooks, McpOperation, McpCall, McpOperationError, OnRequestHook, PreHandlerHook, OnResultHook, OnErrorHook } from './hooks/types.js'
 export type { TelemetryOptions } from './telemetry/telemetry-options.js'
 

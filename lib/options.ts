@@ -7,14 +7,14 @@
  * The tree, everyday choices first, then wiring and tuning:
  *
  *   server, serverInfo, era, path, instructions,
- *   allowedOrigins, allowedHosts, authorization { ... },
- *   toolErrors: 'message' | 'mask', listPageSize, routes: true | { ... }, telemetry: true | false | { tracerProvider, meterProvider },
+ *   security: { allowedOrigins, allowedHosts, toolErrors: 'message' | 'mask' }, authorization { ... },
+ *   routes: true | { ... }, telemetry: true | false | { tracerProvider, meterProvider },
  *   tasks: true | { ttlMs, pollIntervalMs, maxTasks, maxTasksPerOwner, maxTaskBytes, maxStoredBytes, maxArgumentBytes, owner },
  *   sessions: true | { maxSessions, maxSessionsPerCaller, idleTimeoutMs },
  *   scale: redisScale() | { eventBus, answerRouter, taskStore, catalogStore, sessionStore },
  *   requestState: { secret, ttlMs },
  *   cacheHints: { discover: { ttlMs, cacheScope }, results: { ttlMs, cacheScope } },
- *   limits: { bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, maxArgumentValues, listen: { maxStreams, maxStreamsPerCaller, keepAliveMs } },
+ *   limits: { bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, maxArgumentValues, listPageSize, listen: { maxStreams, maxStreamsPerCaller, keepAliveMs } },
  *   validate: { results, paramHeaders }
  *
  * Each setting keeps its name down to the code that uses it
@@ -212,8 +212,36 @@ export interface LimitOptions {
    * are not bounded: their checks stop at the first problem.
    */
   maxArgumentValues?: number
+  /**
+   * Pagination of the lists served from definitions (`tools/list`,
+   * `prompts/list`, `resources/list`, `resources/templates/list`, `skills/list`): at most
+   * this many items per page (1 to 10000), with an opaque `nextCursor`.
+   * Default: off (the whole list in one result; many clients ignore `nextCursor`).
+   */
+  listPageSize?: number
   /** Bounds and keep-alive of `subscriptions/listen` streams. */
   listen?: ListenOptions
+}
+
+/** `security`: who may call the endpoint from a browser and under which host names, and what errors tell the client. */
+export interface SecurityOptions {
+  /**
+   * Browser origins allowed to call the endpoint (`Origin` header); `true`
+   * allows any. Default: on a loopback connection (and `inject()`) loopback
+   * origins only; elsewhere a request with an `Origin` is refused unless
+   * `allowedHosts` names its host and it matches `Host` (DNS-rebinding defence).
+   */
+  allowedOrigins?: string[] | true
+  /** `Host` header values allowed (names, with or without port); `true` allows any. Default: on a loopback connection loopback names only, elsewhere any. */
+  allowedHosts?: string[] | true
+  /**
+   * What a `tools/call` handler that throws (anything but an `McpError`)
+   * answers: `'message'` (default) a tool execution error (`isError: true`)
+   * carrying the error's message, so the model can correct itself; `'mask'`
+   * the same with a generic text, for deployments whose error messages must
+   * not reach clients. Either way the error is logged with its details.
+   */
+  toolErrors?: ToolErrorMode
 }
 
 /** `validate`: checks of the endpoint's own output and of request headers. */
@@ -243,23 +271,8 @@ export interface McpCapabilitiesOptions {
   path?: string
   /** Natural-language guidance sent in `initialize` and `server/discover` results. */
   instructions?: string
-  /**
-   * Browser origins allowed to call the endpoint (`Origin` header); `true`
-   * allows any. Default: on a loopback connection (and `inject()`) loopback
-   * origins only; elsewhere a request with an `Origin` is refused unless
-   * `allowedHosts` names its host and it matches `Host` (DNS-rebinding defence).
-   */
-  allowedOrigins?: string[] | true
-  /** `Host` header values allowed (names, with or without port); `true` allows any. Default: on a loopback connection loopback names only, elsewhere any. */
-  allowedHosts?: string[] | true
-  /**
-   * What a `tools/call` handler that throws (anything but an `McpError`)
-   * answers: `'message'` (default) a tool execution error (`isError: true`)
-   * carrying the error's message, so the model can correct itself; `'mask'`
-   * the same with a generic text, for deployments whose error messages must
-   * not reach clients. Either way the error is logged with its details.
-   */
-  toolErrors?: ToolErrorMode
+  /** Browser origins and host names allowed (DNS-rebinding defence), and what a throwing tool answers. */
+  security?: SecurityOptions
   /**
    * Make the endpoint an OAuth 2.1 resource server (MCP authorization): every
    * request needs a bearer token issued for `resource` (see README, Authorization).
@@ -275,17 +288,10 @@ export interface McpCapabilitiesOptions {
   requestState?: RequestStateOptions
   /** Cache hints of modern results; default `ttlMs: 0`, `cacheScope: 'private'`. */
   cacheHints?: CacheHintsOptions
-  /** Bounds on bodies, handlers, client requests and streams. */
+  /** Bounds on bodies, handlers, client requests, list pages and streams. */
   limits?: LimitOptions
   /** Checks of results and `Mcp-Param-*` headers. */
   validate?: ValidateOptions
-  /**
-   * Pagination of the lists served from definitions (`tools/list`,
-   * `prompts/list`, `resources/list`, `resources/templates/list`): at most
-   * this many items per page (1 to 10000), with an opaque `nextCursor`.
-   * Default: off (the whole list in one result; many clients ignore `nextCursor`).
-   */
-  listPageSize?: number
   /**
    * Serve the routes declared with `config: { mcp: true | {...} }` (after this
    * plugin, in its context and the ones inside it) as tools: `true`, or
@@ -407,6 +413,7 @@ const LIMITS = group({
   clientRequestTimeoutMs: integer({ min: 1, max: MAX_TIMER_MS, unit: 'milliseconds', default: DEFAULT_CLIENT_REQUEST_TIMEOUT_MS }),
   maxStreamBufferBytes: integer({ min: MIN_STREAM_BUFFER_BYTES, unit: 'bytes', default: DEFAULT_MAX_STREAM_BUFFER_BYTES }),
   maxArgumentValues: integer({ min: 1, unit: 'values', default: DEFAULT_MAX_ARGUMENT_VALUES }),
+  listPageSize: integer({ min: 1, max: MAX_LIST_PAGE_SIZE, unit: 'items per page' }),
   listen: group({
     maxStreams: integer({ min: 1, default: DEFAULT_MAX_STREAMS }),
     maxStreamsPerCaller: integer({ min: 1, default: DEFAULT_MAX_STREAMS_PER_CALLER }),
@@ -432,13 +439,15 @@ const OPTIONS = group({
   era: ERA,
   path: string({ default: DEFAULT_PATH, expects: 'a string starting with "/"' }),
   instructions: string({}),
-  allowedOrigins: allowList((origin, at) => {
-    if (!URL.canParse(origin)) at.error(`"${origin}" is not an origin such as https://app.example.com`)
-    return new URL(origin).origin
+  security: group({
+    allowedOrigins: allowList((origin, at) => {
+      if (!URL.canParse(origin)) at.error(`"${origin}" is not an origin such as https://app.example.com`)
+      return new URL(origin).origin
+    }),
+    allowedHosts: allowList((host) => host.toLowerCase()),
+    toolErrors: oneOf(TOOL_ERROR_MODES, { default: DEFAULT_TOOL_ERROR_MODE })
   }),
-  allowedHosts: allowList((host) => host.toLowerCase()),
   authorization: maybe(AUTHORIZATION),
-  toolErrors: oneOf(TOOL_ERROR_MODES, { default: DEFAULT_TOOL_ERROR_MODE }),
   tasks: TASKS,
   sessions: SESSIONS,
   scale: SCALE,
@@ -446,7 +455,6 @@ const OPTIONS = group({
   cacheHints: group({ discover: CACHE_HINT, results: CACHE_HINT }),
   limits: LIMITS,
   validate: VALIDATE,
-  listPageSize: integer({ min: 1, max: MAX_LIST_PAGE_SIZE, unit: 'items per page' }),
   routes: ROUTES_OPTION,
   telemetry: TELEMETRY
 }, {

@@ -43,7 +43,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
-  const composition = composeServer(resolved.server, resolved.listPageSize, resolved.routes !== undefined, resolved.requestState.secret,
+  const composition = composeServer(resolved.server, resolved.limits.listPageSize, resolved.routes !== undefined, resolved.requestState.secret,
     { maxValues: resolved.limits.maxArgumentValues })
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
@@ -79,7 +79,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     path: options.path,
     prefix,
     bodyLimit: options.limits.bodyLimit,
-    policy: { allowedOrigins: options.allowedOrigins, allowedHosts: options.allowedHosts },
+    policy: { allowedOrigins: options.security.allowedOrigins, allowedHosts: options.security.allowedHosts },
     auth,
     handlePost: state.sessions === undefined ? dispatch : state.sessions.wrap(dispatch),
     handleGet: createStandaloneStream(state, auth),

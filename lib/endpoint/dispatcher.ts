@@ -37,7 +37,7 @@ export interface EraHandlers {
   readonly modern: EraHandler
 }
 
-/** A request is modern when its `_meta` names a protocol version (PROTOCOL.md section 1). */
+/** A request is modern when its `_meta` names a protocol version (docs/protocol.md). */
 export function isModernRequest (message: JsonRpcMessage): boolean {
   if (message.kind !== 'request' && message.kind !== 'notification') return false
   const meta = message.params._meta

@@ -1,6 +1,6 @@
 /**
  * The legacy era (2024-11-05 .. 2025-11-25) over stateless Streamable HTTP
- * (PROTOCOL.md section 4): `initialize`, `ping`, notifications, and the
+ * (docs/protocol.md): `initialize`, `ping`, notifications, and the
  * server module's methods. In a modern-only deployment, every legacy request
  * gets the "unsupported protocol version" error naming the modern versions,
  * the only diagnostic a legacy client can show.

@@ -1,5 +1,5 @@
 /**
- * DNS-rebinding defence (PROTOCOL.md section 7): which `Origin` and `Host`
+ * DNS-rebinding defence (docs/security.md): which `Origin` and `Host`
  * headers may reach the endpoint.
  *
  * With nothing configured, a connection that arrives on a loopback address

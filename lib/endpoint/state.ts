@@ -152,7 +152,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   let tasks: TaskService | undefined
   if (options.tasks !== undefined) {
     try {
-      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.toolErrors })
+      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.security.toolErrors })
     } catch (err) {
       changes.close()
       await parts.close()
@@ -177,7 +177,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     sessions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(server, resultCheck, options.toolErrors, options.limits.handlerTimeoutMs),
+    operations: new Operations(server, resultCheck, options.security.toolErrors, options.limits.handlerTimeoutMs),
     live,
     changes: changes.changes,
     async catchUp (): Promise<void> {

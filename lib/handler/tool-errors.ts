@@ -1,7 +1,7 @@
 /**
  * A `tools/call` handler that throws gives the model a tool execution error
  * (`isError: true`, the spec's way to let it correct itself) instead of a
- * bare JSON-RPC internal error. With `toolErrors: 'mask'` the text is
+ * bare JSON-RPC internal error. With `security.toolErrors: 'mask'` the text is
  * generic and the details stay in the server log. An `McpError` thrown on
  * purpose is a protocol error and never comes here.
  */

@@ -69,7 +69,7 @@ export type McpEvent =
   | { type: 'sessionChanged', session: string, uris: string[] }
   /** A legacy session ended (DELETE): its streams on every instance end. */
   | { type: 'sessionEnded', session: string }
-  /** Legacy `logging/setLevel`: the level `caller` (lib/auth/caller.ts) set, kept by every instance. */
+  /** Legacy `logging/setLevel`: the level `caller` (`callerOf` in lib/handler/caller.ts) set, kept by every instance. */
   | { type: 'logLevel', caller: string, level: LogLevel }
 
 export type McpEventListener = (event: McpEvent) => void

@@ -1,5 +1,5 @@
 /**
- * The client-side reader of a `server/discover` result (PROTOCOL.md section 6).
+ * The client-side reader of a `server/discover` result (docs/protocol.md).
  *
  * It never throws, whatever it is handed: the input comes off the wire (or from
  * a caller's object that may carry throwing getters, Proxies or cycles), so

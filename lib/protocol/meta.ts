@@ -1,4 +1,4 @@
-/** The `_meta` keys of 2026-07-28 requests and results (PROTOCOL.md sections 1 and 5). */
+/** The `_meta` keys of 2026-07-28 requests and results (docs/protocol.md). */
 
 export const META_PROTOCOL_VERSION = 'io.modelcontextprotocol/protocolVersion'
 export const META_CLIENT_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities'

@@ -19,7 +19,7 @@
  *   object, or any JSON value when wrapped as `{ result }`) and as text; an
  *   image or audio body as such a block; other bodies as text;
  * - 4xx: a tool execution error (`isError`) carrying the route's error message,
- *   under `toolErrors: 'mask'` too (that masks what a handler throws; this is
+ *   under `security.toolErrors: 'mask'` too (that masks what a handler throws; this is
  *   what the route tells any HTTP client on purpose);
  * - 5xx (and 3xx): a tool execution error without the route's text, which is logged.
  */

@@ -1,6 +1,6 @@
 /**
  * Derives the `capabilities` object a server advertises from the handlers its
- * module implements (PROTOCOL.md section 2). The endpoint dispatches with the same
+ * module implements (docs/protocol.md). The endpoint dispatches with the same
  * table (protocol/methods.ts), so what is advertised is exactly what is served.
  */
 import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'

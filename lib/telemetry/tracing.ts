@@ -1,6 +1,6 @@
 /**
  * Tracing and metrics by the OpenTelemetry semantic conventions for MCP
- * (docs/gen-ai/mcp.md): one SERVER span per MCP request, named
+ * (the OpenTelemetry semantic conventions for MCP, docs/tracing.md): one SERVER span per MCP request, named
  * `{mcp.method.name} {target}` (the tool or prompt name; a resource URI
  * stays an attribute, as the conventions advise against high-cardinality
  * names), and the `mcp.server.operation.duration` histogram in seconds.

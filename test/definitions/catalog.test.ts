@@ -5,7 +5,7 @@
  * definitions written with defineTool/definePrompt/defineResource are
  * collected; fastify.mcp.tools/prompts/resources change the catalogue at
  * runtime, served from the next request in both eras and told to real listen
- * streams; listPageSize pages the lists with stable cursors.
+ * streams; limits.listPageSize pages the lists with stable cursors.
  */
 import http from 'node:http'
 import { Type } from '@sinclair/typebox'
@@ -176,10 +176,10 @@ t.test('runtime changes reach the listen streams that asked for them', async (t)
   t.equal(tools.events.filter((e) => e.data?.method === 'notifications/tools/list_changed').length, 2)
 })
 
-t.test('listPageSize: stable cursors through changes, invalid cursors -32602, pages are prepared', async (t) => {
+t.test('limits.listPageSize: stable cursors through changes, invalid cursors -32602, pages are prepared', async (t) => {
   const many: Record<string, ToolDefinition> = {}
   for (let i = 0; i < 25; i++) many[`t${i}`] = { handler: () => text(String(i)) }
-  const { app } = await serve(t, defineTools(many), { listPageSize: 10 })
+  const { app } = await serve(t, defineTools(many), { limits: { listPageSize: 10 } })
   const client = injectClient(app)
   const first = await client.listTools()
   t.equal(first.tools.length, 10)
@@ -222,7 +222,7 @@ t.test('the Mcp-Param headers of a tool added at runtime are checked, after call
   t.equal(res.json().error?.code, -32020, 'a header that disagrees with the arguments is refused')
 })
 
-t.test('listPageSize pages prompts, resources and templates too; a cursor of one list is refused by another', async (t) => {
+t.test('limits.listPageSize pages prompts, resources and templates too; a cursor of one list is refused by another', async (t) => {
   const prompts: Record<string, { handler: () => string }> = {}
   const resources: Record<string, { uri?: string, uriTemplate?: string, read: () => string }> = {}
   for (let i = 0; i < 7; i++) {
@@ -230,7 +230,7 @@ t.test('listPageSize pages prompts, resources and templates too; a cursor of one
     resources[`r${i}`] = { uri: `r://${i}`, read: () => 'x' }
     resources[`t${i}`] = { uriTemplate: `t://${i}/{id}`, read: () => 'x' }
   }
-  const { app } = await serve(t, { ...definePrompts(prompts), ...defineResources(resources as never) }, { listPageSize: 3 })
+  const { app } = await serve(t, { ...definePrompts(prompts), ...defineResources(resources as never) }, { limits: { listPageSize: 3 } })
   for (const era of ['modern', 'legacy'] as const) {
     const client = injectClient(app, { era })
     const walk = async (list: (cursor?: string) => Promise<any>, field: string, key: string): Promise<string[]> => {

@@ -1,6 +1,6 @@
 /**
  * The official SDK client pages through a large catalogue served with
- * `listPageSize`, in both eras: every tool arrives once, in order, and a
+ * `limits.listPageSize`, in both eras: every tool arrives once, in order, and a
  * cursor the server never made is refused with -32602. (The by-hand walk
  * starts from the first page's cursor, read in process: the official client
  * walks every page itself when given none.)
@@ -19,7 +19,7 @@ for (let i = 0; i < COUNT; i++) tools[`tool_${i}`] = { description: `Tool number
 
 for (const version of ['2026-07-28', '2025-11-25'] as const) {
   t.test(`official client (${version}) pages through ${COUNT} tools`, async (t) => {
-    const { app, port } = await startApp({ server: defineTools(tools), listPageSize: PAGE }, undefined, { forceCloseConnections: true })
+    const { app, port } = await startApp({ server: defineTools(tools), limits: { listPageSize: PAGE } }, undefined, { forceCloseConnections: true })
     t.teardown(() => app.close())
     const client = new Client({ name: 'pagination-test', version: '1.0.0' }, version === '2026-07-28' ? { versionNegotiation: { mode: { pin: version } } } : {})
     await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)))

@@ -1,7 +1,7 @@
 /**
  * A browser client on another origin, as the README's CORS section sets it
  * up: @fastify/cors lets the browser send the request (preflight) and read
- * the answer (Access-Control-Allow-Origin); `allowedOrigins` lets the endpoint
+ * the answer (Access-Control-Allow-Origin); `security.allowedOrigins` lets the endpoint
  * serve that origin (DNS-rebinding defence). Each alone is not enough. Over a
  * real HTTP server on 127.0.0.1, the headers a browser would send set by hand.
  */
@@ -23,7 +23,7 @@ async function start (t: Test, setup: { cors: boolean, allowedOrigins?: string[]
   await app.register(mcpCapabilities, {
     server: toolsModule(),
     serverInfo: SERVER_INFO,
-    ...(setup.allowedOrigins === undefined ? {} : { allowedOrigins: setup.allowedOrigins })
+    ...(setup.allowedOrigins === undefined ? {} : { security: { allowedOrigins: setup.allowedOrigins } })
   })
   await app.listen({ host: '127.0.0.1', port: 0 })
   return `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`
@@ -41,7 +41,7 @@ function preflight (url: string, origin: string): Promise<Response> {
   })
 }
 
-t.test('@fastify/cors and allowedOrigins together: the browser app is served and may read the answer', async (t) => {
+t.test('@fastify/cors and security.allowedOrigins together: the browser app is served and may read the answer', async (t) => {
   const url = await start(t, { cors: true, allowedOrigins: [APP_ORIGIN] })
 
   const pre = await preflight(url, APP_ORIGIN)
@@ -67,11 +67,11 @@ t.test('@fastify/cors alone: the endpoint still refuses the cross-origin browser
   const url = await start(t, { cors: true })
   t.equal((await preflight(url, APP_ORIGIN)).status, 204, 'the preflight passes')
   const reply = await httpPost(t, url, DISCOVER, { ...modernHeaders('server/discover'), origin: APP_ORIGIN })
-  t.equal(reply.status, 403, 'but the request is refused: allowedOrigins must list the origin too')
+  t.equal(reply.status, 403, 'but the request is refused: security.allowedOrigins must list the origin too')
   t.match(reply.json.error.message, /Origin not allowed/)
 })
 
-t.test('allowedOrigins alone: served, but a browser could neither send nor read it', async (t) => {
+t.test('security.allowedOrigins alone: served, but a browser could neither send nor read it', async (t) => {
   const url = await start(t, { cors: false, allowedOrigins: [APP_ORIGIN] })
   const pre = await preflight(url, APP_ORIGIN)
   t.equal(pre.headers.get('access-control-allow-origin'), null, 'no preflight grant: the browser never sends the POST')

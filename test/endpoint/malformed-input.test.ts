@@ -198,7 +198,7 @@ t.test('a prompt handler throwing a plain Error: -32603 with a generic message, 
   }
 })
 
-t.test('a tool handler throwing under toolErrors: "mask": a tool error with a generic text, the error logged', async (t) => {
+t.test('a tool handler throwing under security.toolErrors: "mask": a tool error with a generic text, the error logged', async (t) => {
   const secret = 'db password is hunter2 at /srv/secret/config.js'
   const { logger, records } = captureLogs()
   const server = toolsModule({
@@ -208,7 +208,7 @@ t.test('a tool handler throwing under toolErrors: "mask": a tool error with a ge
       throw new TypeError(secret)
     }
   })
-  const app = await buildApp(t, { server, toolErrors: 'mask' }, { logger })
+  const app = await buildApp(t, { server, security: { toolErrors: 'mask' } }, { logger })
   const cases: Array<[string, (mcp: ReturnType<typeof mcpClient>) => ReturnType<ReturnType<typeof mcpClient>['modern']>]> = [
     ['modern, sync throw', (mcp) => mcp.modern('tools/call', { name: 'sync' }, { id: 1 })],
     ['modern, rejected promise', (mcp) => mcp.modern('tools/call', { name: 'async' }, { id: 1 })],

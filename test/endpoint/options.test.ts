@@ -22,15 +22,16 @@ async function rejects (t: Parameters<typeof buildApp>[0] & Pick<Tap, 'ok' | 'eq
 const base = { server: fullModule(), serverInfo: SERVER_INFO }
 
 t.test('unknown option keys (typos) -> FST_MCP_INVALID_OPTION naming the key', async (t) => {
-  for (const key of ['allowedOrigin', 'Era', 'ttlMs', 'capabilities', 'keepAliveMs', 'eventBus']) {
+  for (const key of ['allowedOrigins', 'Era', 'ttlMs', 'capabilities', 'keepAliveMs', 'eventBus']) {
     await rejects(t, { ...base, [key]: true }, 'FST_MCP_INVALID_OPTION', `"${key}": unknown option (known: server, serverInfo, era, path,`)
   }
 })
 
 t.test('unknown keys are refused at every level, naming the exact path, the known keys and the near miss', async (t) => {
   const cases: Array<[Record<string, unknown>, string]> = [
-    [{ allowedOrigin: true }, '"allowedOrigin": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, sessions, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "allowedOrigins"?'],
-    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, allowedOrigins, allowedHosts, authorization, toolErrors, tasks, sessions, scale, requestState, cacheHints, limits, validate, listPageSize, routes, telemetry); did you mean "era"?'],
+    [{ allowedOrigins: true }, '"allowedOrigins": unknown option (known: server, serverInfo, era, path, instructions, security, authorization, tasks, sessions, scale, requestState, cacheHints, limits, validate, routes, telemetry)'],
+    [{ security: { allowedOrigin: true } }, '"security.allowedOrigin": unknown option (known: allowedOrigins, allowedHosts, toolErrors); did you mean "allowedOrigins"?'],
+    [{ Era: 'dual' }, '"Era": unknown option (known: server, serverInfo, era, path, instructions, security, authorization, tasks, sessions, scale, requestState, cacheHints, limits, validate, routes, telemetry); did you mean "era"?'],
     [{ serverInfo: { ...SERVER_INFO, titel: 'x' } }, '"serverInfo.titel": unknown option (known: name, version, title, description, websiteUrl, icons); did you mean "title"?'],
     [{ serverInfo: { ...SERVER_INFO, icons: [{ src: 'https://x.example/i.png', size: '48x48' }] } }, '"serverInfo.icons[0].size": unknown option (known: src, mimeType, sizes, theme); did you mean "sizes"?'],
     [{ tasks: { ttl: 5 } }, '"tasks.ttl": unknown option (known: ttlMs,'],
@@ -38,7 +39,7 @@ t.test('unknown keys are refused at every level, naming the exact path, the know
     [{ requestState: { ttl: 5 } }, '"requestState.ttl": unknown option (known: secret, ttlMs)'],
     [{ cacheHints: { result: {} } }, '"cacheHints.result": unknown option (known: discover, results); did you mean "results"?'],
     [{ cacheHints: { discover: { scope: 'public' } } }, '"cacheHints.discover.scope": unknown option (known: ttlMs, cacheScope)'],
-    [{ limits: { bodyLimits: 5 } }, '"limits.bodyLimits": unknown option (known: bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, listen); did you mean "bodyLimit"?'],
+    [{ limits: { bodyLimits: 5 } }, '"limits.bodyLimits": unknown option (known: bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, listPageSize, listen); did you mean "bodyLimit"?'],
     [{ limits: { listen: { maxStream: 5 } } }, '"limits.listen.maxStream": unknown option (known: maxStreams, maxStreamsPerCaller, keepAliveMs); did you mean "maxStreams"?'],
     [{ validate: { result: true } }, '"validate.result": unknown option (known: results, paramHeaders); did you mean "results"?'],
     [{ authorization: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://as.example.com'], jwt: { issuer: 'x' } } }, '"authorization.jwt.issuer": unknown option (known: issuers, audience,'],
@@ -48,7 +49,7 @@ t.test('unknown keys are refused at every level, naming the exact path, the know
 })
 
 t.test('each group takes only an object: another value names the group and what it takes', async (t) => {
-  for (const group of ['scale', 'requestState', 'cacheHints', 'limits', 'validate']) {
+  for (const group of ['security', 'scale', 'requestState', 'cacheHints', 'limits', 'validate']) {
     for (const value of [null, 'x', 1, [], true]) {
       await rejects(t, { ...base, [group]: value }, 'FST_MCP_INVALID_OPTION', new RegExp(`"${group}": expected an object \\{ `))
     }
@@ -64,10 +65,8 @@ t.test('every default, in the tree as given', async (t) => {
     era: 'dual',
     path: '/mcp',
     instructions: undefined,
-    allowedOrigins: undefined,
-    allowedHosts: undefined,
+    security: { allowedOrigins: undefined, allowedHosts: undefined, toolErrors: 'message' },
     authorization: undefined,
-    toolErrors: 'message',
     tasks: undefined,
     sessions: undefined,
     scale: { eventBus: undefined, answerRouter: undefined, taskStore: undefined, catalogStore: undefined, sessionStore: undefined },
@@ -78,10 +77,10 @@ t.test('every default, in the tree as given', async (t) => {
       handlerTimeoutMs: 300_000,
       clientRequestTimeoutMs: 60_000,
       maxStreamBufferBytes: 256 * 1024,
+      listPageSize: undefined,
       listen: { maxStreams: 1000, maxStreamsPerCaller: 100, keepAliveMs: 15_000 }
     },
     validate: { results: false, paramHeaders: 'auto' },
-    listPageSize: undefined,
     routes: undefined,
     telemetry: {}
   })
@@ -89,10 +88,10 @@ t.test('every default, in the tree as given', async (t) => {
 
 t.test('null is not "use the default" -> coded error', async (t) => {
   await rejects(t, { ...base, era: null }, 'FST_MCP_INVALID_ERA', 'null')
-  for (const key of ['path', 'tasks', 'toolErrors', 'instructions', 'cacheHints', 'allowedOrigins', 'allowedHosts', 'limits', 'validate', 'scale', 'requestState', 'authorization']) {
+  for (const key of ['path', 'tasks', 'security', 'instructions', 'cacheHints', 'limits', 'validate', 'scale', 'requestState', 'authorization']) {
     await rejects(t, { ...base, [key]: null }, 'FST_MCP_INVALID_OPTION', `"${key}"`)
   }
-  for (const [group, key] of [['limits', 'bodyLimit'], ['cacheHints', 'discover'], ['validate', 'results'], ['requestState', 'secret']] as const) {
+  for (const [group, key] of [['limits', 'bodyLimit'], ['limits', 'listPageSize'], ['cacheHints', 'discover'], ['validate', 'results'], ['requestState', 'secret'], ['security', 'allowedOrigins'], ['security', 'allowedHosts'], ['security', 'toolErrors']] as const) {
     await rejects(t, { ...base, [group]: { [key]: null } }, 'FST_MCP_INVALID_OPTION', `"${group}.${key}"`)
   }
 })
@@ -163,20 +162,34 @@ for (const option of ['discover', 'results'] as const) {
   })
 }
 
-t.test('allowedOrigins: bad values -> FST_MCP_INVALID_OPTION', async (t) => {
+t.test('security.allowedOrigins: bad values -> FST_MCP_INVALID_OPTION', async (t) => {
   for (const allowedOrigins of ['https://app.example.com', false, {}]) {
-    await rejects(t, { ...base, allowedOrigins }, 'FST_MCP_INVALID_OPTION', '"allowedOrigins"')
+    await rejects(t, { ...base, security: { allowedOrigins } }, 'FST_MCP_INVALID_OPTION', '"security.allowedOrigins"')
   }
   for (const allowedOrigins of [[''], [5], ['not a url'], ['https://a.example', 'not a url']]) {
-    await rejects(t, { ...base, allowedOrigins }, 'FST_MCP_INVALID_OPTION', `"allowedOrigins[${allowedOrigins.length - 1}]"`)
+    await rejects(t, { ...base, security: { allowedOrigins } }, 'FST_MCP_INVALID_OPTION', `"security.allowedOrigins[${allowedOrigins.length - 1}]"`)
   }
 })
 
-t.test('allowedHosts: bad values -> FST_MCP_INVALID_OPTION', async (t) => {
+t.test('security.allowedHosts: bad values -> FST_MCP_INVALID_OPTION', async (t) => {
   for (const allowedHosts of ['localhost', false, {}]) {
-    await rejects(t, { ...base, allowedHosts }, 'FST_MCP_INVALID_OPTION', '"allowedHosts": expected an array of non-empty strings, or true to allow any')
+    await rejects(t, { ...base, security: { allowedHosts } }, 'FST_MCP_INVALID_OPTION', '"security.allowedHosts": expected an array of non-empty strings, or true to allow any')
   }
-  for (const allowedHosts of [[''], [1]]) await rejects(t, { ...base, allowedHosts }, 'FST_MCP_INVALID_OPTION', '"allowedHosts[0]": expected a non-empty string')
+  for (const allowedHosts of [[''], [1]]) await rejects(t, { ...base, security: { allowedHosts } }, 'FST_MCP_INVALID_OPTION', '"security.allowedHosts[0]": expected a non-empty string')
+})
+
+t.test('limits.listPageSize and security.toolErrors: bad values name their path', async (t) => {
+  for (const listPageSize of [0, 10_001, 1.5, '10']) {
+    await rejects(t, { ...base, limits: { listPageSize } }, 'FST_MCP_INVALID_OPTION', '"limits.listPageSize"')
+  }
+  await rejects(t, { ...base, security: { toolErrors: 'hide' } }, 'FST_MCP_INVALID_OPTION', '"security.toolErrors": expected one of "message", "mask"')
+})
+
+t.test('the tree stays small: at most 16 top-level options', async (t) => {
+  const error = await registrationError({ ...base, __probe__: true }) as Error | undefined
+  const known = /\(known: ([^)]*)\)/.exec(error?.message ?? '')?.[1]?.split(', ') ?? []
+  t.ok(known.length > 10, `read the top-level keys (${known.join(', ')})`)
+  t.ok(known.length <= 16, `${known.length} top-level options`)
 })
 
 t.test('tasks: not a boolean or its settings -> FST_MCP_INVALID_OPTION', async (t) => {
@@ -244,12 +257,11 @@ t.test('good options register', async (t) => {
     path: '/x',
     instructions: 'hi',
     cacheHints: { discover: { ttlMs: 0, cacheScope: 'public' }, results: { ttlMs: () => 5, cacheScope: () => 'private' } },
-    allowedOrigins: ['https://a.example'],
-    allowedHosts: ['a.example'],
+    security: { allowedOrigins: ['https://a.example'], allowedHosts: ['a.example'], toolErrors: 'mask' },
     tasks: { maxTasks: 3 },
     scale: {},
     requestState: { ttlMs: 1000 },
-    limits: { bodyLimit: 1, handlerTimeoutMs: 0, listen: { keepAliveMs: 0 } },
+    limits: { bodyLimit: 1, handlerTimeoutMs: 0, listPageSize: 50, listen: { keepAliveMs: 0 } },
     validate: { results: true, paramHeaders: 'never' }
   })
   t.equal(app.mcp.era, 'modern')

@@ -39,8 +39,8 @@ t.test('loopback listener, defaults: loopback origins and hosts allowed, others 
   t.equal((await httpPost(t, url, DISCOVER, modernHeaders('server/discover'))).status, 200, 'no Origin (not a browser): allowed')
 })
 
-t.test('loopback listener with allowedOrigins: only the configured origins', async (t) => {
-  const { url } = await listen(t, { allowedOrigins: ['https://app.example.com', 'http://localhost:5173/some/path'] })
+t.test('loopback listener with security.allowedOrigins: only the configured origins', async (t) => {
+  const { url } = await listen(t, { security: { allowedOrigins: ['https://app.example.com', 'http://localhost:5173/some/path'] } })
   for (const origin of ['https://app.example.com', 'https://APP.example.com', 'http://localhost:5173']) {
     t.equal((await httpPost(t, url, DISCOVER, { ...modernHeaders('server/discover'), origin })).status, 200, `${origin} allowed`)
   }
@@ -49,8 +49,8 @@ t.test('loopback listener with allowedOrigins: only the configured origins', asy
   }
 })
 
-t.test('loopback listener with allowedHosts: only the configured hosts', async (t) => {
-  const { url } = await listen(t, { allowedHosts: ['mcp.internal', 'Proxy.Example:8443'] })
+t.test('loopback listener with security.allowedHosts: only the configured hosts', async (t) => {
+  const { url } = await listen(t, { security: { allowedHosts: ['mcp.internal', 'Proxy.Example:8443'] } })
   for (const host of ['mcp.internal', 'mcp.internal:1234', 'proxy.example:8443', 'PROXY.example:8443']) {
     t.equal((await httpPost(t, url, DISCOVER, { ...modernHeaders('server/discover'), host })).status, 200, `Host ${host} allowed`)
   }
@@ -80,27 +80,27 @@ t.test('the Origin check runs before anything else: GET, DELETE and bad bodies g
   assertError(t, await mcp.post('not json', { 'content-type': 'application/json', origin }), forbidden('Origin'))
 })
 
-t.test('allowedOrigins: true allows any origin', async (t) => {
-  const app = await buildApp(t, { allowedOrigins: true })
+t.test('security.allowedOrigins: true allows any origin', async (t) => {
+  const app = await buildApp(t, { security: { allowedOrigins: true } })
   const mcp = mcpClient(t, app)
   for (const origin of ['https://evil.example', 'null', 'http://localhost:1']) {
     t.equal((await mcp.modern('server/discover', {}, { headers: { origin } })).status, 200, `${origin} allowed`)
   }
 })
 
-t.test('allowedOrigins list (inject)', async (t) => {
-  const app = await buildApp(t, { allowedOrigins: ['https://app.example.com'] })
+t.test('security.allowedOrigins list (inject)', async (t) => {
+  const app = await buildApp(t, { security: { allowedOrigins: ['https://app.example.com'] } })
   const mcp = mcpClient(t, app)
   t.equal((await mcp.modern('server/discover', {}, { headers: { origin: 'https://app.example.com' } })).status, 200)
   assertError(t, await mcp.modern('server/discover', {}, { headers: { origin: 'https://app.example.com.evil.example' } }), forbidden('Origin'))
 })
 
-t.test('allowedHosts list and true (inject)', async (t) => {
-  const listed = mcpClient(t, await buildApp(t, { allowedHosts: ['mcp.example.com'] }))
+t.test('security.allowedHosts list and true (inject)', async (t) => {
+  const listed = mcpClient(t, await buildApp(t, { security: { allowedHosts: ['mcp.example.com'] } }))
   t.equal((await listed.modern('server/discover', {}, { headers: { host: 'mcp.example.com' } })).status, 200)
   t.equal((await listed.modern('server/discover', {}, { headers: { host: 'mcp.example.com:8443' } })).status, 200)
   assertError(t, await listed.modern('server/discover', {}, { headers: { host: 'evil.example' } }), forbidden('Host'))
   assertError(t, await listed.modern('server/discover', {}, { headers: { host: 'localhost:80' } }), forbidden('Host'))
-  const any = mcpClient(t, await buildApp(t, { allowedHosts: true }))
+  const any = mcpClient(t, await buildApp(t, { security: { allowedHosts: true } }))
   t.equal((await any.modern('server/discover', {}, { headers: { host: 'evil.example' } })).status, 200)
 })

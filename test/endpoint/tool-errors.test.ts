@@ -2,7 +2,7 @@
  * A tools/call handler that throws answers a tool execution error
  * (`isError: true`) in both eras, for raw `callTool` and defined tools:
  * with the error's message by default, a generic text under
- * `toolErrors: 'mask'` (details logged either way). McpError keeps its
+ * `security: { toolErrors: 'mask' }` (details logged either way). McpError keeps its
  * code; invalid arguments and unknown tools answer as before; other
  * handlers' throws stay -32603.
  */
@@ -80,8 +80,8 @@ for (const era of ['modern', 'legacy'] as const) {
     await t.rejects(client.callTool('nope'), { code: ErrorCode.InvalidParams, message: 'Unknown tool: nope' })
   })
 
-  t.test(`${era}: toolErrors: 'mask' answers a generic text and logs the details`, async (t) => {
-    const { app, logs } = await serve(t, { ...raw, ...defined, listTools: defined.listTools, callTool: defined.callTool }, { toolErrors: 'mask' })
+  t.test(`${era}: security.toolErrors 'mask' answers a generic text and logs the details`, async (t) => {
+    const { app, logs } = await serve(t, { ...raw, ...defined, listTools: defined.listTools, callTool: defined.callTool }, { security: { toolErrors: 'mask' } })
     const client = injectClient(app, { era })
     const result = await client.callTool('add', { a: 1, b: 0 })
     t.strictSame([result.content, result.isError], [[{ type: 'text', text: 'Tool "add" failed with an internal error' }], true])
@@ -91,11 +91,11 @@ for (const era of ['modern', 'legacy'] as const) {
   })
 }
 
-t.test('toolErrors is checked at registration', async (t) => {
+t.test('security.toolErrors is checked at registration', async (t) => {
   for (const bad of ['hide', true, null, 1]) {
     const app = Fastify()
     t.teardown(() => app.close())
-    app.register(mcpCapabilities, { server: raw, serverInfo: { name: 'x', version: '1' }, toolErrors: bad as never })
-    await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /"toolErrors": expected one of "message", "mask"/ }, JSON.stringify(bad))
+    app.register(mcpCapabilities, { server: raw, serverInfo: { name: 'x', version: '1' }, security: { toolErrors: bad as never } })
+    await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_INVALID_OPTION', message: /"security\.toolErrors": expected one of "message", "mask"/ }, JSON.stringify(bad))
   }
 })

@@ -4,7 +4,7 @@
  * it sees the logs it asked for (legacy `setLoggingLevel`, modern per-request
  * `_meta` logLevel, as the README shows) and a thrown tool error as an
  * `isError` result carrying the message, or a generic text with
- * `toolErrors: 'mask'`; an McpError thrown on purpose keeps its code.
+ * `security: { toolErrors: 'mask' }`; an McpError thrown on purpose keeps its code.
  */
 import { Client, LOG_LEVEL_META_KEY, ProtocolError, StreamableHTTPClientTransport, type ClientOptions } from '@modelcontextprotocol/client'
 import Fastify from 'fastify'
@@ -87,8 +87,8 @@ for (const era of ['legacy', 'modern'] as const) {
     t.equal((unknown as ProtocolError).code, ErrorCode.InvalidParams, 'an unknown tool is still -32602')
   })
 
-  t.test(`${era}: toolErrors: 'mask' keeps the message from the client`, async (t) => {
-    const url = await start(t, { toolErrors: 'mask' })
+  t.test(`${era}: security.toolErrors 'mask' keeps the message from the client`, async (t) => {
+    const url = await start(t, { security: { toolErrors: 'mask' } })
     const { client } = await connect(t, url, era)
     const result = await client.callTool({ name: 'boom', arguments: {} })
     t.equal(result.isError, true)

@@ -1,7 +1,7 @@
 // Guards issue 11 item 7: on a connection that is not loopback (here a Unix
 // socket, as behind a reverse proxy) the default check accepted any Origin
 // equal to Host, which a DNS-rebinding page always satisfies. Decision: off
-// loopback, with neither allowedOrigins nor allowedHosts configured, a request
+// loopback, with neither security.allowedOrigins nor security.allowedHosts configured, a request
 // carrying an Origin is refused (browsers need explicit configuration);
 // requests without Origin (non-browser clients) are served. `inject()` has no
 // socket address and is judged like a loopback connection from its
@@ -42,15 +42,15 @@ t.test('off loopback, nothing configured: a rebinding page (Origin = Host, forei
   t.equal(noOrigin.status, 200, 'a client without Origin (not a browser) is served')
 })
 
-t.test('off loopback with allowedHosts: an Origin must name an allowed host and match Host', async (t) => {
-  const socketPath = await onUnixSocket(t, { allowedHosts: ['mcp.example.com'] })
+t.test('off loopback with security.allowedHosts: an Origin must name an allowed host and match Host', async (t) => {
+  const socketPath = await onUnixSocket(t, { security: { allowedHosts: ['mcp.example.com'] } })
   t.equal((await rawPost({ socketPath }, { ...HEADERS, host: 'evil.example', origin: 'http://evil.example' }, LIST)).status, 403)
   t.equal((await rawPost({ socketPath }, { ...HEADERS, host: 'mcp.example.com', origin: 'https://mcp.example.com' }, LIST)).status, 200)
   t.equal((await rawPost({ socketPath }, { ...HEADERS, host: 'mcp.example.com', origin: 'https://evil.example' }, LIST)).status, 403)
 })
 
-t.test('off loopback with allowedOrigins: only those origins', async (t) => {
-  const socketPath = await onUnixSocket(t, { allowedOrigins: ['https://app.example.com'] })
+t.test('off loopback with security.allowedOrigins: only those origins', async (t) => {
+  const socketPath = await onUnixSocket(t, { security: { allowedOrigins: ['https://app.example.com'] } })
   t.equal((await rawPost({ socketPath }, { ...HEADERS, host: 'evil.example', origin: 'http://evil.example' }, LIST)).status, 403)
   t.equal((await rawPost({ socketPath }, { ...HEADERS, host: 'mcp.example.com', origin: 'https://app.example.com' }, LIST)).status, 200)
 })

@@ -29,7 +29,7 @@ async function serve (t: Test, secret?: string): Promise<FastifyInstance> {
   await app.register(mcpCapabilities, {
     serverInfo: { name: 'cursors', version: '1.0.0' },
     server: { ...defineTools(tools(25)), ...definePrompts({ p1: { handler: () => 'a' }, p2: { handler: () => 'b' }, p3: { handler: () => 'c' } }) },
-    listPageSize: 2,
+    limits: { listPageSize: 2 },
     ...(secret === undefined ? {} : { requestState: { secret } })
   })
   await app.ready()

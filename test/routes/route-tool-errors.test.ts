@@ -1,9 +1,9 @@
 /**
- * Route-backed tools under `toolErrors`: a route's 4xx answer is what the
+ * Route-backed tools under `security.toolErrors`: a route's 4xx answer is what the
  * route deliberately tells any HTTP client, so its message reaches the model
  * in both modes (`'mask'` included); a 5xx answer never carries the route's
  * text, in both modes; a route handler's throw is the route's own 500
- * (Fastify's error handler), not a tool handler's throw that `toolErrors`
+ * (Fastify's error handler), not a tool handler's throw that `security.toolErrors`
  * masks. A defined tool's throw beside it is masked, to show the difference.
  */
 import Fastify from 'fastify'
@@ -19,7 +19,7 @@ for (const toolErrors of ['message', 'mask'] as const) {
     await app.register(mcpCapabilities, {
       serverInfo: { name: 'route-errors', version: '1.0.0' },
       server: defineTools({ thrower: { handler: () => { throw new Error('defined tool internals') } } }),
-      toolErrors,
+      security: { toolErrors },
       routes: true,
       telemetry: false
     })
@@ -53,6 +53,6 @@ for (const toolErrors of ['message', 'mask'] as const) {
     const thrown = await client.callTool('thrower')
     t.equal((thrown.content as Array<{ text: string }>)[0]?.text,
       toolErrors === 'mask' ? 'Tool "thrower" failed with an internal error' : 'defined tool internals',
-      'a tool handler\'s throw follows toolErrors')
+      'a tool handler\'s throw follows security.toolErrors')
   })
 }

@@ -73,7 +73,7 @@ t.test('10,000 skills: listed whole and paged, each exactly once, in order; any 
   const COUNT = 10_000
   const skills: Record<string, SkillDefinition> = {}
   for (let i = 0; i < COUNT; i++) skills[`team-${i % 10}/skill-${i}`] = { files: { 'SKILL.md': skillMd(`skill-${i}`), 'ref.md': `ref ${i}` } }
-  const { app } = await serve(t, defineSkills(skills), { listPageSize: 500 })
+  const { app } = await serve(t, defineSkills(skills), { limits: { listPageSize: 500 } })
   const client = mcpClient(t, app)
   const uris: string[] = []
   let cursor: string | undefined

@@ -61,7 +61,7 @@ t.test('the official SDK client lists, gets and verifies skills (modern era)', a
     ...notesServer(new NoteStore()),
     ...defineSkills({ 'acme/billing/refunds': { files: nested }, 'acme/billing/refunds/partial': { files: { 'SKILL.md': skillMd('partial') } }, 'reports/daily': dailyReport })
   }
-  const { app, port } = await startApp({ server, listPageSize: 2, validate: { results: true } }, undefined, { forceCloseConnections: true })
+  const { app, port } = await startApp({ server, limits: { listPageSize: 2 }, validate: { results: true } }, undefined, { forceCloseConnections: true })
   t.teardown(() => app.close())
   const client = new Client({ name: 'skills-host', version: '1.0.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } })
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)))

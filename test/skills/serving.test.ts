@@ -103,7 +103,7 @@ t.test('resources/directory/read: every folder level, direct children only, page
   const files: Record<string, string> = { 'SKILL.md': skillMd('templates-demo') }
   for (const name of ['a', 'b', 'c', 'd', 'e']) files[`templates/${name}.md`] = `# ${name}\n`
   files['templates/regional/eu.md'] = '# EU\n'
-  const { app } = await serve(t, { ...defineSkills({ 'acme/docs/templates-demo': { files }, 'reports/daily': dailyReport }) }, { listPageSize: 4, validate: { results: true } })
+  const { app } = await serve(t, { ...defineSkills({ 'acme/docs/templates-demo': { files }, 'reports/daily': dailyReport }) }, { limits: { listPageSize: 4 }, validate: { results: true } })
   const client = mcpClient(t, app)
   const read = async (uri: string, cursor?: string) => {
     const reply = await client.modern('resources/directory/read', cursor === undefined ? { uri } : { uri, cursor })

@@ -165,8 +165,8 @@ t.test('failures: McpError -> failed with that error; a throw -> completed with 
   t.equal(toolError.result.isError, true)
 })
 
-t.test('toolErrors: "mask": a throw in a task is a tool execution error without its message', async (t) => {
-  const app = await tasksApp(t, { toolErrors: 'mask' })
+t.test('security.toolErrors: "mask": a throw in a task is a tool execution error without its message', async (t) => {
+  const app = await tasksApp(t, { security: { toolErrors: 'mask' } })
   const client = tasksClient(t, app)
   const boom = await client.poll((await client.call('boom')).json.result.taskId)
   t.equal(boom.status, 'completed')
