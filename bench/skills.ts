@@ -61,7 +61,7 @@ const rows: Array<[string, number, number]> = [
   ['skills/get', await rate(prepared, 'skills/get', { uri: file }), await rate(fresh, 'skills/get', { uri: file })],
   ['resources/read (SKILL.md)', await rate(prepared, 'resources/read', { uri: file }, file), await rate(fresh, 'resources/read', { uri: file }, file)]
 ]
-console.log(`| request | defineSkills (req/s) | by hand (req/s) | ratio |\n|---|---|---|---|`)
+console.log('| request | defineSkills (req/s) | by hand (req/s) | ratio |\n|---|---|---|---|')
 for (const [what, a, b] of rows) console.log(`| ${what} | ${a.toFixed(0)} | ${b.toFixed(0)} | ${(a / b).toFixed(2)} |`)
 await prepared.close()
 await fresh.close()

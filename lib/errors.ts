@@ -122,5 +122,5 @@ export const FST_MCP_STDIO_LOGGER_ON_STDOUT = coded<'FST_MCP_STDIO_LOGGER_ON_STD
 
 export const FST_MCP_STDIO_AUTHORIZATION = coded<'FST_MCP_STDIO_AUTHORIZATION', []>(
   'FST_MCP_STDIO_AUTHORIZATION',
-  'serveStdio(app): the endpoint requires bearer tokens (the "authorization" option) and stdio carries no HTTP headers; pass the local principal\'s token, checked like any other: serveStdio(app, { headers: { authorization: `Bearer ${process.env.MCP_TOKEN}` } }), or register the plugin without "authorization" in the process that serves stdio'
+  'serveStdio(app): the endpoint requires bearer tokens (the "authorization" option) and stdio carries no HTTP headers; pass the local principal\'s token, checked like any other: serveStdio(app, { headers: { authorization: \'Bearer \' + process.env.MCP_TOKEN } }), or register the plugin without "authorization" in the process that serves stdio'
 )

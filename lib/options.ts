@@ -484,7 +484,6 @@ const OPTIONS = group({
 
 /** The checked options with every default filled in, in the same tree as given. */
 export type ResolvedOptions = SpecValue<typeof OPTIONS>
-export type ResolvedCacheHints = SpecValue<typeof CACHE_HINT>
 
 /** Validates and normalises the options; throws a coded error naming the path of the first bad one. */
 export function resolveOptions (options: unknown): ResolvedOptions {

@@ -59,4 +59,3 @@ export interface SkillEntry extends CatalogEntry {
   /** The `skills/get` result, frozen, its JSON preset. */
   readonly getResult: object
 }
-

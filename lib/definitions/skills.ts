@@ -30,7 +30,7 @@ import { skillHandlers } from './skill-serving.js'
 import type { SkillDefinition, SkillEntry, SkillFile } from './skill-entry.js'
 
 export type { SkillFrontmatter }
-export type { DynamicSkillContent, SkillDefinition, SkillEntry, SkillFile, SkillFileContent } from './skill-entry.js'
+export type { DynamicSkillContent, SkillDefinition, SkillEntry, SkillFileContent } from './skill-entry.js'
 
 /** `defineSkills(folder, options)`. */
 export interface SkillFolderOptions {

@@ -111,32 +111,32 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
   // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
   try {
     await parts.open((event) => {
-    switch (event.type) {
-      case 'listChanged':
-        subscriptions.notifyListChanged(event.list)
-        break
-      case 'resourceUpdated':
-        subscriptions.notifyResourceUpdated(event.uri)
-        break
-      case 'taskStatus':
-        subscriptions.notifyTaskStatus(event.owner, event.task)
-        break
-      case 'definitionChanged':
-      case 'namedChange':
+      switch (event.type) {
+        case 'listChanged':
+          subscriptions.notifyListChanged(event.list)
+          break
+        case 'resourceUpdated':
+          subscriptions.notifyResourceUpdated(event.uri)
+          break
+        case 'taskStatus':
+          subscriptions.notifyTaskStatus(event.owner, event.task)
+          break
+        case 'definitionChanged':
+        case 'namedChange':
         // Confirmed whether or not it changed anything here: this instance no longer serves what it removed or hid.
-        changes.heard(event)
-        break
-      case 'definitionApplied':
-        changes.confirmed(event)
-        break
-      case 'logLevel':
-        legacyLogLevel.heard(event)
-        break
-      case 'sessionChanged':
-      case 'sessionEnded':
-        sessions?.heard(event)
-        break
-    }
+          changes.heard(event)
+          break
+        case 'definitionApplied':
+          changes.confirmed(event)
+          break
+        case 'logLevel':
+          legacyLogLevel.heard(event)
+          break
+        case 'sessionChanged':
+        case 'sessionEnded':
+          sessions?.heard(event)
+          break
+      }
     }, (answer, caller) => pending.settle(answer, caller), () => {
       // Events may have been lost while the bus was cut off: the catalogue catches up, every stream re-reads what it follows.
       changes.catchUp(log).catch((err: unknown) => log.error({ err }, 'MCP catalogue changes could not be re-read after the event bus came back'))

@@ -43,7 +43,6 @@ export function errorOf (outcome: FailedOutcome): { code: number, message: strin
 /** A step on a list method's outcome for one request: authorization's `filterLists`, the MCP Apps view. */
 export type ListFilter = (method: string, outcome: Outcome, request: FastifyRequest, modern: boolean) => Outcome
 
-
 /**
  * What a fault is about, for log lines: `callTool (tool "add")` (the name or
  * URI as the client sent it, clipped), else the handler's name.

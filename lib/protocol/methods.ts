@@ -147,28 +147,51 @@ const TABLE = {
   'tasks/cancel': endpoint({ eras: MODERN_ONLY, extension: 'tasks', target: TASK }),
   // Served by the server module.
   'tools/list': module({
-    handler: 'listTools', capability: 'tools', eras: BOTH, cacheable: true, result: same(ListToolsResult),
+    handler: 'listTools',
+    capability: 'tools',
+    eras: BOTH,
+    cacheable: true,
+    result: same(ListToolsResult),
     list: list({ items: 'tools', itemHandler: 'callTool', key: 'name', changed: 'tools', uiView: 'tool' })
   }),
   'tools/call': module({
-    handler: 'callTool', capability: 'tools', eras: BOTH, cacheable: false, target: TOOL, preHandler: true, asksClient: true, throwsAsResult: true,
+    handler: 'callTool',
+    capability: 'tools',
+    eras: BOTH,
+    cacheable: false,
+    target: TOOL,
+    preHandler: true,
+    asksClient: true,
+    throwsAsResult: true,
     // 2026-07-28 lets `structuredContent` be any JSON value; legacy revisions want an object.
     result: Object.freeze({ legacy: CallToolResult, modern: ModernCallToolResult })
   }),
   'resources/list': module({
-    handler: 'listResources', capability: 'resources', eras: BOTH, cacheable: true, result: same(ListResourcesResult),
+    handler: 'listResources',
+    capability: 'resources',
+    eras: BOTH,
+    cacheable: true,
+    result: same(ListResourcesResult),
     list: list({ items: 'resources', itemHandler: 'readResource', key: 'uri', changed: 'resources', uiView: 'uri' })
   }),
   'resources/read': module({
     handler: 'readResource', capability: 'resources', eras: BOTH, cacheable: true, target: RESOURCE, preHandler: true, asksClient: true, result: same(ReadResourceResult)
   }),
   'resources/templates/list': module({
-    handler: 'listResourceTemplates', capability: 'resources', eras: BOTH, cacheable: true, result: same(ListResourceTemplatesResult),
+    handler: 'listResourceTemplates',
+    capability: 'resources',
+    eras: BOTH,
+    cacheable: true,
+    result: same(ListResourceTemplatesResult),
     list: list({ items: 'resourceTemplates', itemHandler: 'readResource', key: 'uriTemplate', changed: 'resources', uiView: 'uriTemplate' }),
     fallbackResult: Object.freeze({ resourceTemplates: Object.freeze([]) })
   }),
   'prompts/list': module({
-    handler: 'listPrompts', capability: 'prompts', eras: BOTH, cacheable: true, result: same(ListPromptsResult),
+    handler: 'listPrompts',
+    capability: 'prompts',
+    eras: BOTH,
+    cacheable: true,
+    result: same(ListPromptsResult),
     list: list({ items: 'prompts', itemHandler: 'getPrompt', key: 'name', changed: 'prompts' })
   }),
   'prompts/get': module({
@@ -184,7 +207,11 @@ const TABLE = {
   // The Skills extension (io.modelcontextprotocol/skills), specified on 2026-07-28 and later: modern only. A skill's
   // change is told as a resources change (the extension has no notification of its own).
   'skills/list': module({
-    handler: 'listSkills', capability: 'skills', eras: MODERN_ONLY, cacheable: true, result: same(ListSkillsResult),
+    handler: 'listSkills',
+    capability: 'skills',
+    eras: MODERN_ONLY,
+    cacheable: true,
+    result: same(ListSkillsResult),
     list: list({ items: 'skills', itemHandler: 'getSkill', key: 'uri', changed: 'resources' })
   }),
   'skills/get': module({ handler: 'getSkill', capability: 'skills', eras: MODERN_ONLY, cacheable: true, result: same(GetSkillResult) }),
