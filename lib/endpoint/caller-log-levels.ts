@@ -1,7 +1,7 @@
 /**
  * The legacy log levels, one per caller. A stateless legacy endpoint has no
  * session to keep a `logging/setLevel` in, so the level belongs to whoever
- * set it: the caller (`callerOf` in lib/handler/request-scope.ts: the
+ * set it: the caller (`callerOf` in lib/handler/caller.ts: the
  * authenticated principal, else a digest of the `Authorization` header, else
  * `'anonymous'`). Anonymous callers cannot be told apart and share one
  * level; a level only decides how much of a request's OWN logging its client

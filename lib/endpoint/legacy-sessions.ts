@@ -1,6 +1,5 @@
 /**
- * Legacy `Mcp-Session-Id` sessions (the `sessions` option; PROTOCOL.md
- * section 4). Issued at `initialize` (a legacy one), kept in the session
+ * Legacy `Mcp-Session-Id` sessions (the `sessions` option; docs/streaming-and-logging.md). Issued at `initialize` (a legacy one), kept in the session
  * store (lib/parts/session-store.ts; any instance serves any session),
  * bound to the caller that opened it. A request that names a session that
  * does not exist, expired, or belongs to another caller is answered 404

@@ -12,6 +12,8 @@ import { REPO_ROOT } from '../helpers/paths.js'
 
 const REPO_PATH = /(?<![\w./-])(?:lib|test|docs|bench|examples|scripts)\/[\w./-]*\w\.(?:ts|md|js|json|sh|html)\b/g
 const ROOT_DOC = /(?<![\w./-])[A-Z][A-Z_]*\.md\b/g
+/** Upper-case file names that are not this repository's: every Agent Skill folder holds a `SKILL.md`. */
+const NOT_ROOT_DOCS: ReadonlySet<string> = new Set(['SKILL.md'])
 const URL = /\bhttps?:\/\/\S+/g
 
 function * filesUnder (dir: string, ext: string): Generator<string> {
@@ -31,7 +33,7 @@ export function missingCitations (text: string, exists: (path: string) => boolea
   const plain = text.replace(URL, ' ')
   const cited = [...plain.matchAll(REPO_PATH)].map((m) => m[0])
     .filter((path) => !IGNORED.some((folder) => path === folder || path.startsWith(folder + '/')))
-  const docs = [...plain.matchAll(ROOT_DOC)].map((m) => m[0])
+  const docs = [...plain.matchAll(ROOT_DOC)].map((m) => m[0]).filter((name) => !NOT_ROOT_DOCS.has(name))
   return [...new Set([...cited, ...docs])].filter((path) => !exists(path))
 }
 

@@ -39,7 +39,7 @@ t.test('unknown keys are refused at every level, naming the exact path, the know
     [{ requestState: { ttl: 5 } }, '"requestState.ttl": unknown option (known: secret, ttlMs)'],
     [{ cacheHints: { result: {} } }, '"cacheHints.result": unknown option (known: discover, results); did you mean "results"?'],
     [{ cacheHints: { discover: { scope: 'public' } } }, '"cacheHints.discover.scope": unknown option (known: ttlMs, cacheScope)'],
-    [{ limits: { bodyLimits: 5 } }, '"limits.bodyLimits": unknown option (known: bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, listPageSize, listen); did you mean "bodyLimit"?'],
+    [{ limits: { bodyLimits: 5 } }, '"limits.bodyLimits": unknown option (known: bodyLimit, handlerTimeoutMs, clientRequestTimeoutMs, maxStreamBufferBytes, maxArgumentValues, listPageSize, listen); did you mean "bodyLimit"?'],
     [{ limits: { listen: { maxStream: 5 } } }, '"limits.listen.maxStream": unknown option (known: maxStreams, maxStreamsPerCaller, keepAliveMs); did you mean "maxStreams"?'],
     [{ validate: { result: true } }, '"validate.result": unknown option (known: results, paramHeaders); did you mean "results"?'],
     [{ authorization: { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://as.example.com'], jwt: { issuer: 'x' } } }, '"authorization.jwt.issuer": unknown option (known: issuers, audience,'],
@@ -77,6 +77,7 @@ t.test('every default, in the tree as given', async (t) => {
       handlerTimeoutMs: 300_000,
       clientRequestTimeoutMs: 60_000,
       maxStreamBufferBytes: 256 * 1024,
+      maxArgumentValues: 4096,
       listPageSize: undefined,
       listen: { maxStreams: 1000, maxStreamsPerCaller: 100, keepAliveMs: 15_000 }
     },

@@ -33,7 +33,7 @@ for (const era of ['dual', 'legacy', 'modern']) {
 
     const caps = client.getServerCapabilities()
     t.ok(caps?.tools && caps.resources && caps.prompts && caps.completions, 'tools, resources, prompts and completions advertised')
-    t.equal(caps?.tools?.listChanged, era !== 'legacy', 'listChanged only where changes can be pushed')
+    t.equal(caps?.tools?.listChanged, true, 'listChanged in every era (legacy clients hear changes on the GET stream)')
 
     const { tools } = await client.listTools()
     t.same(tools.map((tool) => tool.name), ['add_note', 'search_notes', 'word_count'])
