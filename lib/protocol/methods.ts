@@ -68,7 +68,7 @@ export interface ListMeta<H extends string = string> {
 }
 
 /** A method answered by a server module handler (`H` its handler, `I` the handler of a listed item). */
-interface ModuleMethodOf<H extends string, I extends string> {
+export interface ModuleMethodOf<H extends string, I extends string> {
   readonly servedBy: 'module'
   /** The server module method that serves it. */
   readonly handler: H
@@ -220,23 +220,24 @@ const TABLE = {
   })
 } as const
 
-type Table = typeof TABLE
+/** The method table's type: each entry as written (what `HandlerName` and the other derived types read). */
+export type MethodTable = typeof TABLE
 
 /** The methods a server module serves, by JSON-RPC name. */
-export type ModuleMethodName = { [K in keyof Table]: Table[K] extends { readonly servedBy: 'module' } ? K : never }[keyof Table]
+export type ModuleMethodName = { [K in keyof MethodTable]: MethodTable[K] extends { readonly servedBy: 'module' } ? K : never }[keyof MethodTable]
 
 /** Names of the handler methods a server module may implement, one per module-served method of the table. */
-export type HandlerName = { [K in ModuleMethodName]: Table[K] extends ModuleMethodOf<infer H, string> ? H : never }[ModuleMethodName]
+export type HandlerName = { [K in ModuleMethodName]: MethodTable[K] extends ModuleMethodOf<infer H, string> ? H : never }[ModuleMethodName]
 
 /** A listed item's handler must be one of the table's: a misspelt one does not compile. */
-type ItemHandler = { [K in ModuleMethodName]: Table[K] extends { readonly list: ListMeta<infer I> } ? I : never }[ModuleMethodName]
+type ItemHandler = { [K in ModuleMethodName]: MethodTable[K] extends { readonly list: ListMeta<infer I> } ? I : never }[ModuleMethodName]
 const itemHandlersAreHandlers: [ItemHandler] extends [HandlerName] ? true : never = true
 void itemHandlersAreHandlers
 
 /** The endpoint-served methods that exist in `era`: each era's endpoint handler table has exactly these keys. */
 export type EndpointMethodName<E extends Era> = {
-  [K in keyof Table]: Table[K] extends { readonly servedBy: 'endpoint', readonly eras: readonly (infer X)[] } ? (E extends X ? K : never) : never
-}[keyof Table]
+  [K in keyof MethodTable]: MethodTable[K] extends { readonly servedBy: 'endpoint', readonly eras: readonly (infer X)[] } ? (E extends X ? K : never) : never
+}[keyof MethodTable]
 
 /**
  * Every method, by JSON-RPC method name. Null prototype: a method named
