@@ -109,7 +109,7 @@ t.test('task status events reach only the owner\'s streams that listen to the ta
   const task = { taskId: 'task-1', status: 'completed', createdAt: '2026-01-01T00:00:00Z', lastUpdatedAt: '2026-01-01T00:00:01Z', ttlMs: 1000, result: { content: [] } }
   // The tasks service publishes these; here a bus of the same prefix plays that part (a third instance, say).
   const publisher = redisScale({ url: redis.url, prefix: `instances-${prefixes}:` })
-  t.teardown(() => Promise.all([publisher.eventBus.close(), publisher.answerRouter.close()]))
+  t.teardown(() => Promise.all([publisher.eventBus.close(), publisher.answerRouter.close(), publisher.catalogStore.close()]))
   await publisher.eventBus.publish({ type: 'taskStatus', owner: aliceOwner, task })
 
   for (const [reader, id] of [[owner, 'owner'], [ownerOnA, 'owner-a']] as const) {
