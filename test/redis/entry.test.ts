@@ -39,6 +39,7 @@ t.test('the redis entry exports the parts and redisScale', async (t) => {
   t.type(scale.answerRouter.forward, 'function')
   await scale.eventBus.close()
   await scale.answerRouter.close()
+  await scale.catalogStore.close()
   // Checked like every option: coded (a TypeError), naming the exact key.
   t.throws(() => entry.redisScale({} as never), { code: 'FST_MCP_INVALID_OPTION', message: /"redis": give exactly one of "url".*and "client"/ })
   t.ok((() => { try { entry.redisScale({} as never) } catch (err) { return err } })() instanceof TypeError, 'a TypeError')
