@@ -6,24 +6,11 @@
  * changed while clients paged can have issued), whose kept pages are bounded
  * in bytes. Heap after GC, side by side. Part of `npm run bench:hostile`.
  */
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import Fastify from 'fastify'
 import mcpCapabilities, { defineTools, type ToolDefinition } from '../lib/index.js'
+import { settledHeap } from './settled-heap.js'
 import { Catalog, type CatalogEntry } from '../lib/definitions/catalog.js'
 import { CursorSeal } from '../lib/definitions/cursor-seal.js'
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-
-async function settledHeap (): Promise<number> {
-  for (let i = 0; i < 4; i++) {
-    gc()
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  const usage = process.memoryUsage()
-  return usage.heapUsed + usage.arrayBuffers
-}
 
 const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(1).padStart(8)
 

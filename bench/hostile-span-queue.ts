@@ -7,23 +7,10 @@
  * (span names use only known names, client strings are clipped on
  * attributes). Part of `npm run bench:hostile`.
  */
-import { setFlagsFromString } from 'node:v8'
-import { runInNewContext } from 'node:vm'
 import Fastify from 'fastify'
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base'
 import mcpCapabilities, { defineTools } from '../lib/index.js'
-
-setFlagsFromString('--expose-gc')
-const gc = runInNewContext('gc') as () => void
-
-async function settledHeap (): Promise<number> {
-  for (let i = 0; i < 4; i++) {
-    gc()
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  const usage = process.memoryUsage()
-  return usage.heapUsed + usage.arrayBuffers
-}
+import { settledHeap } from './settled-heap.js'
 
 /** An exporter that takes a batch and never says how it went (a collector that stopped answering). */
 const silent: SpanExporter = { export () {}, shutdown: async () => {} }

@@ -2,7 +2,7 @@
  * Every combination of the handlers in lib/protocol/methods.ts (2^11), in both eras,
  * with the tasks extension on and off, each as own methods, inherited methods
  * and with non-function decoys for the absent ones. The expectation is derived
- * here from PROTOCOL.md section 2 and REQUIRED_HANDLERS, not from the code
+ * here from docs/protocol.md ("How capabilities are derived") and REQUIRED_HANDLERS, not from the code
  * under test: either buildCapabilities throws FST_MCP_MISSING_HANDLER exactly
  * when a turned-on capability lacks a required handler, or its result is the
  * expected object, validates against the spec's ServerCapabilities of its era,
@@ -19,7 +19,7 @@ const HANDLERS: readonly HandlerName[] = [
   'listPrompts', 'getPrompt', 'complete', 'subscribeResource', 'unsubscribeResource', 'setLogLevel'
 ]
 
-/** The handler whose presence turns each capability on (PROTOCOL.md section 2); `logging` is on in both eras whatever the handlers. */
+/** The handler whose presence turns each capability on (docs/protocol.md, "How capabilities are derived"); `logging` is on in both eras whatever the handlers. */
 // The skills extension's derivation is tested in test/skills/advertisement.test.ts.
 const TRIGGER: Record<Exclude<CapabilityName, 'logging' | 'skills' | 'skills.directoryRead'>, HandlerName> = {
   tools: 'listTools',

@@ -1,5 +1,5 @@
 /**
- * buildCapabilities against PROTOCOL.md section 2, row by row, in both eras,
+ * buildCapabilities against docs/protocol.md ("How capabilities are derived"), row by row, in both eras,
  * plus its coded errors, class instances, freezing and determinism.
  */
 import t, { type Test } from 'tap'
@@ -146,7 +146,7 @@ const rows: Row[] = [
 const legacySpec = specValidator('2025-11-25', 'ServerCapabilities')
 const modernSpec = specValidator('2026-07-28', 'ServerCapabilities')
 
-t.test('PROTOCOL.md section 2, row by row', async (t) => {
+t.test('docs/protocol.md, how capabilities are derived, row by row', async (t) => {
   for (const r of rows) {
     t.test(r.row, async (t) => {
       const legacy = buildCapabilities(r.server)

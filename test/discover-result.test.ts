@@ -50,7 +50,7 @@ function checkInvariants (input: unknown, parsed: DiscoverResultParse): void {
   if (r.capabilities !== raw.capabilities) throw new Error('capabilities not kept')
 }
 
-t.test('every rule of PROTOCOL.md section 6', async t => {
+t.test('every rule of the lenient reader (lib/protocol/discover-result.ts)', async t => {
   // [name, patch applied to a valid result, expected: 'invalid' | check on the result]
   type Check = 'invalid' | ((r: ParsedDiscoverResult) => void)
   const cases: Array<[string, Record<string, unknown>, Check]> = [
