@@ -21,13 +21,13 @@ import { OFFERED_EXTENSIONS } from '../server-module/capabilities.js'
 import { Catalog } from './catalog.js'
 import { CursorSeal } from './cursor-seal.js'
 import { createComplete } from './completion.js'
-import { type DefinitionGroup, groupsOf, isGroupHandler } from './groups.js'
+import { type DefinitionGroup, groupOfHandler, groupsOf } from './groups.js'
 import { type PromptEntry, promptHandlers } from './prompts.js'
 import { type ResourceEntry, resourceHandlers } from './resources.js'
 import { type ToolEntry, toolHandlers } from './tools.js'
 import type { SkillEntry } from './skill-entry.js'
 import { skillHandlers } from './skill-serving.js'
-import { FST_MCP_DUPLICATE_DEFINITION } from '../errors.js'
+import { FST_MCP_DUPLICATE_DEFINITION, FST_MCP_INVALID_SERVER } from '../errors.js'
 import type { ArgumentBounds } from './validation.js'
 
 export interface Composition {
@@ -47,11 +47,23 @@ type AnyHandler = (params: any, ctx: HandlerContext) => unknown
 /** A hand-written handler of `server`, bound to it (its scope requirement kept); undefined for none or a group's own. */
 function rawHandler (server: object, name: string): AnyHandler | undefined {
   const value = (server as Record<string, unknown>)[name]
-  if (typeof value !== 'function' || isGroupHandler(value)) return undefined
+  if (typeof value !== 'function' || groupOfHandler(value) !== undefined) return undefined
   const bound = (value as AnyHandler).bind(server)
   const scopes = (value as { [REQUIRED_SCOPES]?: unknown })[REQUIRED_SCOPES]
   if (scopes !== undefined) Object.defineProperty(bound, REQUIRED_SCOPES, { value: scopes })
   return bound
+}
+
+/**
+ * A define result's handler taken out of its result (`{ callTool: tools.callTool }`) would be served without
+ * its group: neither the definitions' scopes nor their listing would be the endpoint's. Refused, with the fix.
+ */
+function checkGroupHandlers (server: object, groups: readonly DefinitionGroup[]): void {
+  for (const name of HANDLER_NAMES) {
+    const group = groupOfHandler((server as Record<string, unknown>)[name])
+    if (group === undefined || groups.includes(group)) continue
+    throw new FST_MCP_INVALID_SERVER(`"${name}" is the handler of a define result (${group.origin}) without that result: spread the whole result into the server module (\`{ ...define${group.kind[0]?.toUpperCase()}${group.kind.slice(1)}(...) }\`) so its definitions are served with their scopes and listing`)
+  }
 }
 
 function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry | SkillEntry> (groups: DefinitionGroup[], kind: DefinitionGroup['kind'], noun: string, seal: CursorSeal): Catalog<E> | undefined {
@@ -72,6 +84,7 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry | SkillEntr
  */
 export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false, cursorSecrets?: readonly Buffer[], bounds?: ArgumentBounds): Composition {
   const groups = groupsOf(server)
+  checkGroupHandlers(server, groups)
   if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, skills: undefined, completes: false }
   const seal = new CursorSeal(cursorSecrets)
   const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool', seal) ?? (withTools ? new Catalog<ToolEntry>('tool', seal) : undefined)

@@ -19,15 +19,15 @@ export interface DefinitionGroup<E extends CatalogEntry = CatalogEntry> {
 }
 
 const GROUPS = new WeakSet<object>()
-/** Handlers a group carries for direct use (tests); the endpoint serves its own composed ones instead. */
-const GROUP_HANDLERS = new WeakSet<object>()
+/** Handlers a group carries for direct use (tests), each with its group; the endpoint serves its own composed ones instead. */
+const GROUP_HANDLERS = new WeakMap<object, DefinitionGroup>()
 
 /** Puts `group` on `target` under a fresh symbol key; marks `target`'s handlers as the group's. */
 export function attachGroup<T extends object> (target: T, group: DefinitionGroup): T {
   GROUPS.add(group)
   Object.defineProperty(target, Symbol(`fastify-mcp-capabilities.${group.kind}`), { value: Object.freeze(group), enumerable: true })
   for (const value of Object.values(Object.getOwnPropertyDescriptors(target))) {
-    if (typeof value.value === 'function') GROUP_HANDLERS.add(value.value)
+    if (typeof value.value === 'function') GROUP_HANDLERS.set(value.value, group)
   }
   return target
 }
@@ -42,8 +42,9 @@ export function groupsOf (module: object): DefinitionGroup[] {
   return out
 }
 
-export function isGroupHandler (value: unknown): boolean {
-  return typeof value === 'function' && GROUP_HANDLERS.has(value)
+/** The group `value` is a handler of, or undefined for anything else. */
+export function groupOfHandler (value: unknown): DefinitionGroup | undefined {
+  return typeof value === 'function' ? GROUP_HANDLERS.get(value) : undefined
 }
 
 /**
