@@ -56,13 +56,13 @@ function rawHandler (server: object, name: string): AnyHandler | undefined {
 
 /**
  * A define result's handler taken out of its result (`{ callTool: tools.callTool }`) would be served without
- * its group: neither the definitions' scopes nor their listing would be the endpoint's. Refused, with the fix.
+ * its group: alone it would be served outside the catalogue, beside another group dropped. Refused, with the fix.
  */
 function checkGroupHandlers (server: object, groups: readonly DefinitionGroup[]): void {
   for (const name of HANDLER_NAMES) {
     const group = groupOfHandler((server as Record<string, unknown>)[name])
     if (group === undefined || groups.includes(group)) continue
-    throw new FST_MCP_INVALID_SERVER(`"${name}" is the handler of a define result (${group.origin}) without that result: spread the whole result into the server module (\`{ ...define${group.kind[0]?.toUpperCase()}${group.kind.slice(1)}(...) }\`) so its definitions are served with their scopes and listing`)
+    throw new FST_MCP_INVALID_SERVER(`"${name}" is the handler of a define result (${group.origin}) without that result: spread the whole result into the server module (\`{ ...define${group.kind[0]?.toUpperCase()}${group.kind.slice(1)}(...) }\`) so its definitions join the endpoint's catalogue`)
   }
 }
 

@@ -1,8 +1,8 @@
 // A define result's handler taken out of its result (`{ callTool: tools.callTool }`)
-// lost the group: the module was served "as it is", so the definitions' scopes,
-// argument checks and listing were no longer the endpoint's, and a caller holding
-// no per-tool scope ran a tool defined with `scopes: ['admin']`. Such a module is
-// now refused at registration, naming the handler and the fix (spread the result).
+// lost the group: alone, the module was served "as it is", outside the endpoint's
+// catalogue (runtime changes did not reach those definitions); beside another
+// define result, the handler was dropped without a word. Such a module is now
+// refused at registration, naming the handler and the fix (spread the result).
 import t from 'tap'
 import Fastify from 'fastify'
 import { definePrompts, defineResources, defineTools, mcpCapabilities } from '../../lib/index.js'
