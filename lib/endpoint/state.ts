@@ -53,7 +53,7 @@ export interface EndpointState {
   /** The tasks extension, with `tasks: true`. */
   readonly tasks: TaskService | undefined
   readonly legacyLogLevel: LegacyLogLevel
-  /** What runs around operations (hooks, telemetry), settled when the app is ready; the eras call handlers through it. */
+  /** What runs around operations (hooks, telemetry), handed over by the ready sequence (lib/plugin.ts); the eras call handlers through it. */
   readonly operations: Operations
   /** `fastify.mcp.tools`, `prompts`, `resources`: defined items changed while the server runs, on every instance. */
   readonly live: LiveCatalogs
@@ -177,7 +177,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     sessions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(server, resultCheck, options.security.toolErrors, options.limits.handlerTimeoutMs),
+    operations: new Operations({ server, check: resultCheck, toolErrors: options.security.toolErrors, handlerTimeoutMs: options.limits.handlerTimeoutMs }),
     live,
     changes: changes.changes,
     async catchUp (): Promise<void> {
