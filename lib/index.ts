@@ -8,7 +8,8 @@ export type { ServerInfo, CacheScope, CacheHintOptions, CacheHintsOptions, Deplo
 export type { McpHookName, McpHooks, McpOperation, McpCall, McpOperationError, OnRequestHook, PreHandlerHook, OnResultHook, OnErrorHook } from './hooks/types.js'
 export type { TelemetryOptions } from './telemetry/telemetry-options.js'
 
-export { SKILLS_EXTENSION, TASKS_EXTENSION } from './server-module/capabilities.js'
+export { TASKS_EXTENSION } from './server-module/capabilities.js'
+export { SKILLS_EXTENSION } from './protocol/methods.js'
 export { buildCapabilities } from './definitions/module-capabilities.js'
 export type { BuildCapabilitiesOptions, BuiltCapabilities, LegacyServerCapabilities, ModernServerCapabilities } from './server-module/capabilities.js'
 export { McpError, ErrorCode, resourceNotFound } from './protocol/mcp-error.js'
