@@ -52,7 +52,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
-  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
+  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, composition.scopes)
   // Lists pass authorization's filter, then the MCP Apps view (apps/ui-view.ts).
   const state = await openEndpointState(options, composition, fastify.log, withUiView(options.server, auth?.filterListOutcome))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;

@@ -91,7 +91,7 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
     registry: state.subscriptions, capabilities: caps, caller: callerOf, endAtExpiry, taskOwner: tasks === undefined ? undefined : (request) => tasks.ownerOf(request)
   })
   const codec = new RequestStateCodec(options.requestState.secret)
-  const paramHeaders = new ParamHeaderValidator(options.server, options.validate.paramHeaders)
+  const paramHeaders = new ParamHeaderValidator(options.server, options.validate.paramHeaders, state.composition.tools)
   /** The defined tool a call names, when it names one that is enabled. */
   const toolEntry = (params: JsonObject): ToolEntry | undefined => typeof params.name === 'string' ? state.composition.tools?.get(params.name) : undefined
 

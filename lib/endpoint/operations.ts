@@ -21,14 +21,14 @@ import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { errorOf, errorOutcome, fail, type FailedOutcome, INTERNAL_ERROR_OUTCOME, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
 import { callerOf } from '../handler/caller.js'
-import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
+import { type PreHandled, leavePreHandler } from '../hooks/pre-handler.js'
 import type { HookChains, HookSelector } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
 import type { McpCall, McpOperation } from '../hooks/types.js'
 import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
-import { METHODS, type ModuleMethod, moduleEntry, type Target, targetOf } from '../protocol/methods.js'
+import { type HandlerName, METHODS, type ModuleMethod, moduleEntry, type Target, targetOf } from '../protocol/methods.js'
 import { errorTypeOf, noteErrorType, sendError } from '../response/reply.js'
 import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
@@ -86,6 +86,8 @@ export interface HandlerSettings {
   readonly check: ResultCheck | undefined
   readonly toolErrors: ToolErrorMode
   readonly handlerTimeoutMs: number
+  /** Handlers that run the preHandler hooks themselves once their arguments are valid (the composition's). */
+  readonly validatesArguments: ReadonlySet<HandlerName>
 }
 
 const NO_WORK_OUTCOME = (): undefined => undefined
@@ -104,7 +106,7 @@ export function buildPipeline (settings: HandlerSettings, hooks: HookSelector | 
   if (hooks === undefined && telemetry === undefined) return plainPipeline(settings)
   return Object.freeze({
     around: createAround(hooks, telemetry, errorStatus, settings.handlerTimeoutMs),
-    ...createInvoke(plainInvoke(settings), settings.server, settings.toolErrors, checkTarget, () => telemetry?.active === true)
+    ...createInvoke(plainInvoke(settings), settings, checkTarget, () => telemetry?.active === true)
   })
 }
 
@@ -239,7 +241,7 @@ function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
   return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
-function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined, traced: () => boolean): Pick<Pipeline, 'invoke' | 'workOutcome'> {
+function createInvoke (invoke: Invoke, { toolErrors, validatesArguments }: HandlerSettings, checkTarget: TargetCheck | undefined, traced: () => boolean): Pick<Pipeline, 'invoke' | 'workOutcome'> {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
   function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
@@ -256,7 +258,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
     const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
     const runHooks = (): MaybePromise<JsonObject | undefined> => hookStep('preHandler', ctx.logger, () => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call)))
-    if (isSelfValidating(server[entry.handler])) {
+    if (validatesArguments.has(entry.handler)) {
       // A defined tool or prompt runs the hooks itself, once its arguments are valid.
       leavePreHandler(ctx, (args): MaybePromise<PreHandled> => {
         call.arguments = args

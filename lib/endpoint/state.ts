@@ -176,7 +176,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     sessions,
     tasks,
     legacyLogLevel,
-    operations: new Operations({ server, check: resultCheck, toolErrors: options.security.toolErrors, handlerTimeoutMs: options.limits.handlerTimeoutMs }),
+    operations: new Operations({ server, check: resultCheck, toolErrors: options.security.toolErrors, handlerTimeoutMs: options.limits.handlerTimeoutMs, validatesArguments: composition.validatesArguments }),
     live,
     changes: changes.changes,
     async catchUp (): Promise<void> {
