@@ -2,8 +2,10 @@
  * The Fastify plugin: wires the endpoint together, one step per concern. It
  * checks the options, opens the endpoint's live state (lib/endpoint/state.ts:
  * capabilities, shared parts, streams, tasks, waits), exposes `fastify.mcp`,
- * closes the state with the app, and mounts the HTTP routes whose POST goes
- * to the JSON-RPC dispatcher (lib/endpoint/dispatcher.ts).
+ * closes the state with the app, runs one ready sequence (route tools, then
+ * the hooks and the operations pipeline, then the catalogue catch-up), and
+ * mounts the HTTP routes whose POST goes to the JSON-RPC dispatcher
+ * (lib/endpoint/dispatcher.ts).
  *
  * What instances behind a load balancer must share goes through pluggable
  * parts (lib/parts/), in memory by default: `notify*()` publish on the event
@@ -25,6 +27,7 @@ import { createLegacyHandler } from './endpoint/legacy-era.js'
 import { createModernHandler } from './endpoint/modern-era.js'
 import { modernErrorStatus } from './response/modern-result.js'
 import { openEndpointState } from './endpoint/state.js'
+import { buildPipeline } from './endpoint/operations.js'
 import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
 import { type McpCapabilitiesOptions, resolveOptions } from './options.js'
@@ -49,7 +52,7 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
 
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
-  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, options.server)
+  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, composition.scopes)
   // Lists pass authorization's filter, then the MCP Apps view (apps/ui-view.ts).
   const state = await openEndpointState(options, composition, fastify.log, withUiView(options.server, auth?.filterListOutcome))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
@@ -61,18 +64,25 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const given = (opts as { prefix?: unknown }).prefix
   const prefix = typeof given === 'string' ? given : undefined
   const path = (prefix === undefined ? '' : prefix.replace(/\/+$/, '')) + options.path
-  // Routes declared from here on with `config.mcp` become tools of the catalogue at ready (lib/routes/), before the hooks settle.
-  installRouteTools(fastify, options.routes, composition.tools)
+  // Routes declared from here on with `config.mcp` become tools of the catalogue in the ready sequence (lib/routes/).
+  const settleRouteTools = installRouteTools(fastify, options.routes, composition.tools)
   // `@opentelemetry/api` with the `telemetry` option, when installed.
   const telemetry = await McpTelemetry.load(options.telemetry, knownNames(composition))
-  // `fastify.mcp`, its addHook bound to each context; at ready the hooks are fixed (a route-backed tool's calls get
-  // its route context's) and, with the telemetry, settle what runs around operations.
-  const getter = hookedDecorator(fastify, createDecorator(state, path, auth), toolContexts(composition.tools), (select) => {
-    state.operations.settle(select, telemetry, (modern, code) => modern ? modernErrorStatus(code) : 200, auth?.checkTarget)
+  // `fastify.mcp`, its addHook bound to each context; the hooks are sealed in the ready sequence.
+  const hooks = hookedDecorator(fastify, createDecorator(state, path, auth), toolContexts(composition.tools))
+  fastify.decorate('mcp', { getter: hooks.getter })
+
+  // The ready sequence, one step after the other, before the first request.
+  fastify.addHook('onReady', async function ready () {
+    // 1. Route-backed tools join the catalogue, so the hooks know the contexts that serve them.
+    settleRouteTools()
+    // 2. The hooks are sealed (a route-backed tool's calls get its route context's) and, with the telemetry,
+    //    the operations pipeline is built once and handed over to the eras.
+    const errorStatus = (modern: boolean, code: number): number => modern ? modernErrorStatus(code) : 200
+    state.operations.handOver(buildPipeline(state.operations.settings, hooks.seal(), telemetry, errorStatus, auth?.checkTarget))
+    // 3. With the catalogue complete: the changes other instances recorded.
+    await state.catchUp()
   })
-  fastify.decorate('mcp', { getter })
-  // After the route tools joined the catalogue (their onReady ran first): the changes other instances recorded.
-  fastify.addHook('onReady', state.catchUp)
 
   const dispatch = createDispatcher(state, auth, { legacy: createLegacyHandler(state), modern: createModernHandler(state, auth?.endAtExpiry) })
   await mountEndpoint(fastify, {

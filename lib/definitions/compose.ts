@@ -11,12 +11,17 @@
  *   paging), minus those a definition names;
  * - a raw `complete` answers references no definition has.
  *
+ * What the endpoint learns about the composed handlers comes with them here
+ * (`scopes`, `validatesArguments`, the catalogues' entries), never as marks
+ * on the functions.
+ *
  * A module without groups is served as it is.
  */
 import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
-import { HANDLER_NAMES } from '../protocol/methods.js'
+import { HANDLER_NAMES, type HandlerName } from '../protocol/methods.js'
 import type { CompleteParams } from '../protocol/schemas.js'
-import { REQUIRED_SCOPES } from '../server-module/scopes.js'
+import { declaredScopes } from '../server-module/scopes.js'
+import type { ScopeTable } from './required-scopes.js'
 import { OFFERED_EXTENSIONS } from '../server-module/capabilities.js'
 import { Catalog } from './catalog.js'
 import { CursorSeal } from './cursor-seal.js'
@@ -40,19 +45,39 @@ export interface Composition {
   readonly skills: Catalog<SkillEntry> | undefined
   /** Whether `completion/complete` is served (so completers can be added at runtime). */
   readonly completes: boolean
+  /**
+   * The scopes each call needs, by handler name: a definition's `scopes` for
+   * the call that names it, else what the raw handler declares with
+   * `REQUIRED_SCOPES` (read once, here). Authorization reads this, not the handlers.
+   */
+  readonly scopes: Readonly<ScopeTable>
+  /**
+   * Handlers that validate their own arguments and run the preHandler hooks
+   * themselves once they are valid (defined tools and prompts: `afterValidation`,
+   * lib/hooks/pre-handler.ts); for any other the endpoint runs the hooks first.
+   */
+  readonly validatesArguments: ReadonlySet<HandlerName>
 }
 
 type AnyHandler = (params: any, ctx: HandlerContext) => unknown
 
-/** A hand-written handler of `server`, bound to it (its scope requirement kept); undefined for none or a group's own. */
+/** A hand-written handler of `server`; undefined for none or a group's own. */
 function rawHandler (server: object, name: string): AnyHandler | undefined {
   const value = (server as Record<string, unknown>)[name]
-  if (typeof value !== 'function' || groupOfHandler(value) !== undefined) return undefined
-  const bound = (value as AnyHandler).bind(server)
-  const scopes = (value as { [REQUIRED_SCOPES]?: unknown })[REQUIRED_SCOPES]
-  if (scopes !== undefined) Object.defineProperty(bound, REQUIRED_SCOPES, { value: scopes })
-  return bound
+  return typeof value !== 'function' || groupOfHandler(value) !== undefined ? undefined : value as AnyHandler
 }
+
+/** What the raw handlers of `server` declare with `REQUIRED_SCOPES`, read once. */
+function declaredScopeTable (server: object): ScopeTable {
+  const table: ScopeTable = {}
+  for (const name of HANDLER_NAMES) {
+    const requirement = declaredScopes(rawHandler(server, name))
+    if (requirement !== undefined) table[name] = requirement
+  }
+  return table
+}
+
+const VALIDATE_NOTHING: ReadonlySet<HandlerName> = new Set()
 
 /**
  * A define result's handler taken out of its result (`{ callTool: tools.callTool }`) would be served without
@@ -85,7 +110,10 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry | SkillEntr
 export function composeServer (server: AnyServerModule, pageSize: number | undefined, withTools = false, cursorSecrets?: readonly Buffer[], bounds?: ArgumentBounds): Composition {
   const groups = groupsOf(server)
   checkGroupHandlers(server, groups)
-  if (groups.length === 0 && !withTools) return { module: server, tools: undefined, prompts: undefined, resources: undefined, skills: undefined, completes: false }
+  const scopes = declaredScopeTable(server)
+  if (groups.length === 0 && !withTools) {
+    return { module: server, tools: undefined, prompts: undefined, resources: undefined, skills: undefined, completes: false, scopes: Object.freeze(scopes), validatesArguments: VALIDATE_NOTHING }
+  }
   const seal = new CursorSeal(cursorSecrets)
   const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool', seal) ?? (withTools ? new Catalog<ToolEntry>('tool', seal) : undefined)
   const prompts = catalogOf<PromptEntry>(groups, 'prompts', 'prompt', seal)
@@ -96,7 +124,7 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   const module: Record<string, unknown> = {}
   for (const name of HANDLER_NAMES) {
     const raw = rawHandler(server, name)
-    if (raw !== undefined) module[name] = raw
+    if (raw !== undefined) module[name] = raw.bind(server)
   }
   const declared = (server as { capabilities?: unknown }).capabilities
   if (declared !== undefined) module.capabilities = typeof declared === 'function' ? declared.bind(server) : declared
@@ -104,13 +132,20 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   const offered = (server as { [OFFERED_EXTENSIONS]?: unknown })[OFFERED_EXTENSIONS]
   if (offered !== undefined) Object.defineProperty(module, OFFERED_EXTENSIONS, { value: offered, enumerable: true })
   const raw = { ...module } as Record<string, AnyHandler>
-  if (tools !== undefined) Object.assign(module, toolHandlers(tools, raw, pageSize, bounds))
-  if (prompts !== undefined) Object.assign(module, promptHandlers(prompts, raw, pageSize, bounds))
-  if (resources !== undefined) Object.assign(module, resourceHandlers(resources, raw, pageSize))
+  const validatesArguments = new Set<HandlerName>()
+  if (tools !== undefined) {
+    Object.assign(module, toolHandlers(tools, raw, pageSize, bounds, scopes))
+    validatesArguments.add('callTool')
+  }
+  if (prompts !== undefined) {
+    Object.assign(module, promptHandlers(prompts, raw, pageSize, bounds, scopes))
+    validatesArguments.add('getPrompt')
+  }
+  if (resources !== undefined) Object.assign(module, resourceHandlers(resources, raw, pageSize, scopes))
   if (skills !== undefined) {
     if (resources !== undefined) checkSkillUris(skills, resources)
     // Skill files are read before the module's resources, which keep their scopes and completers.
-    Object.assign(module, skillHandlers(skills, { ...raw, readResource: module.readResource as AnyHandler | undefined, listResources: module.listResources as ((params?: JsonObject, ctx?: HandlerContext) => unknown) | undefined }, pageSize))
+    Object.assign(module, skillHandlers(skills, { ...raw, readResource: module.readResource as AnyHandler | undefined, listResources: module.listResources as ((params?: JsonObject, ctx?: HandlerContext) => unknown) | undefined }, pageSize, scopes))
   }
 
   const anyCompleters = (prompts?.names().some((n) => prompts.entry(n)?.completers !== undefined) ?? false) ||
@@ -128,7 +163,7 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
         return defined ? definedComplete.call(module, params, ctx) : rawComplete(params, ctx)
       }
   }
-  return { module: module as AnyServerModule, tools, prompts, resources, skills, completes: module.complete !== undefined }
+  return { module: module as AnyServerModule, tools, prompts, resources, skills, completes: module.complete !== undefined, scopes: Object.freeze(scopes), validatesArguments }
 }
 
 /** A skill's file and a defined resource may not share a URI (the skill's would hide the resource). */

@@ -12,8 +12,7 @@ import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
-import { validatesOwnArguments } from '../hooks/pre-handler.js'
-import { definedOrRaw, NEEDS_NOTHING, requirementOf, withRequiredScopes } from './required-scopes.js'
+import { definedOrRaw, NEEDS_NOTHING, type ScopeTable } from './required-scopes.js'
 import { callRaw, callValidated } from './validated-call.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
@@ -159,8 +158,11 @@ export interface RawPromptHandlers {
   getPrompt?: (params: GetPromptParams, ctx: HandlerContext) => unknown
 }
 
-/** `listPrompts` and `getPrompt` serving `catalog`; names it does not know at all go to the raw `getPrompt`. `bounds`: the endpoint's bounds on arguments. */
-export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHandlers = {}, pageSize?: number, bounds?: ArgumentBounds): Omit<DefinedPrompts, 'complete'> {
+/**
+ * `listPrompts` and `getPrompt` serving `catalog`; names it does not know at all go to the raw `getPrompt`.
+ * `bounds`: the endpoint's bounds on arguments. `scopes`: the composed module's table (`getPrompt`'s is set here).
+ */
+export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHandlers = {}, pageSize?: number, bounds?: ArgumentBounds, scopes?: ScopeTable): Omit<DefinedPrompts, 'complete'> {
   const rawGet = raw.getPrompt
   function getPrompt (params: GetPromptParams, ctx: HandlerContext): GetPromptResult | Promise<GetPromptResult> {
     const name = params.name
@@ -175,12 +177,12 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     return callValidated(ctx, prompt.args.validate(params.arguments === undefined ? {} : params.arguments, bounds),
       (invalid) => run(prompt, invalid, ctx), (valid) => run(prompt, valid, ctx)) as GetPromptResult | Promise<GetPromptResult>
   }
-  const requirement = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, rawGet)
+  if (scopes !== undefined) scopes.getPrompt = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, scopes.getPrompt)
   const completers = { get: (name: string) => catalog.get(name)?.completers } as unknown as CompleterTable
   return {
     listPrompts: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'prompts', 'name', params, ctx, pageSize, raw.listPrompts) as ListPromptsResult,
-    getPrompt: validatesOwnArguments(withCompleters(withRequiredScopes(getPrompt, requirement), 'ref/prompt', completers))
+    getPrompt: withCompleters(getPrompt, 'ref/prompt', completers)
   }
 }
 
@@ -205,9 +207,7 @@ export function definePrompts<const A extends { [K in keyof A]: unknown }> (prom
     }
     return own
   }
-  const anyScopes = entries.some((e) => e.scopes !== undefined)
   const getPrompt = (params: GetPromptParams, ctx: HandlerContext) => handlers().getPrompt(params, ctx)
-  withRequiredScopes(getPrompt, anyScopes ? (params) => requirementOf(handlers().getPrompt)(params) : undefined)
   withCompleters(getPrompt, 'ref/prompt', { get: (name: string) => entries.find((e) => e.name === name)?.completers } as unknown as CompleterTable)
   const defined = {} as DefinedPrompts
   Object.defineProperties(defined, {

@@ -10,7 +10,7 @@ import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { type Completer, type CompleterTable, createComplete, withCompleters } from './completion.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
-import { definedOrRaw, requirementOf, withRequiredScopes } from './required-scopes.js'
+import { definedOrRaw, type ScopeTable } from './required-scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
@@ -175,8 +175,11 @@ function matchTemplate (catalog: Catalog<ResourceEntry>, uri: string): { entry: 
   return undefined
 }
 
-/** The list, templates list and read of `catalog`; a URI no definition matches goes to the raw `readResource`. */
-export function resourceHandlers (catalog: Catalog<ResourceEntry>, raw: RawResourceHandlers = {}, pageSize?: number): Omit<DefinedResources, 'complete'> {
+/**
+ * The list, templates list and read of `catalog`; a URI no definition matches goes to the raw `readResource`.
+ * `scopes`: the composed module's table (`readResource`'s is set here).
+ */
+export function resourceHandlers (catalog: Catalog<ResourceEntry>, raw: RawResourceHandlers = {}, pageSize?: number, scopes?: ScopeTable): Omit<DefinedResources, 'complete'> {
   const rawRead = raw.readResource
   function readResource (params: ReadResourceParams, ctx: HandlerContext): ReadResourceResult | Promise<ReadResourceResult> {
     const uri = params.uri
@@ -200,15 +203,17 @@ export function resourceHandlers (catalog: Catalog<ResourceEntry>, raw: RawResou
       ? Promise.resolve(result).then((value) => contentsOf(value, uri, mimeType))
       : contentsOf(result, uri, mimeType)
   }
-  const requirement = definedOrRaw((params) => {
-    // filterLists asks about a listed template by its text
-    if (typeof params.uriTemplate === 'string') return catalog.byKey(params.uriTemplate)
-    const uri = params.uri
-    if (typeof uri !== 'string') return undefined
-    const known = catalog.byKey(uri)
-    if (known !== undefined && known.view === 'resources') return known
-    return matchTemplate(catalog, uri)?.entry
-  }, rawRead)
+  if (scopes !== undefined) {
+    scopes.readResource = definedOrRaw((params) => {
+      // filterLists asks about a listed template by its text
+      if (typeof params.uriTemplate === 'string') return catalog.byKey(params.uriTemplate)
+      const uri = params.uri
+      if (typeof uri !== 'string') return undefined
+      const known = catalog.byKey(uri)
+      if (known !== undefined && known.view === 'resources') return known
+      return matchTemplate(catalog, uri)?.entry
+    }, scopes.readResource)
+  }
   const listing = (ctx: HandlerContext): Resource[] | Promise<Resource[]> => {
     const lists = catalog.enabled('resourceTemplates').filter((t) => t.list !== undefined)
     if (lists.length === 0) return []
@@ -227,7 +232,7 @@ export function resourceHandlers (catalog: Catalog<ResourceEntry>, raw: RawResou
     },
     listResourceTemplates: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'resourceTemplates', 'uriTemplate', params, ctx, pageSize, raw.listResourceTemplates) as ListResourceTemplatesResult,
-    readResource: withCompleters(withRequiredScopes(readResource, requirement), 'ref/resource', completers)
+    readResource: withCompleters(readResource, 'ref/resource', completers)
   }
 }
 
@@ -255,9 +260,7 @@ export function defineResources<const T extends { [K in keyof T]: unknown }> (re
     }
     return own
   }
-  const anyScopes = entries.some((e) => e.scopes !== undefined)
   const readResource = (params: ReadResourceParams, ctx: HandlerContext) => handlers().readResource(params, ctx)
-  withRequiredScopes(readResource, anyScopes ? (params) => requirementOf(handlers().readResource)(params) : undefined)
   withCompleters(readResource, 'ref/resource', {
     get: (text: string) => entries.find((e) => e.view === 'resourceTemplates' && e.key === text)?.completers
   } as unknown as CompleterTable)

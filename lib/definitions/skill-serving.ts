@@ -23,7 +23,7 @@ import type { Catalog } from './catalog.js'
 import { COMPLETERS } from './completion.js'
 import { serveList, type RawList } from './listing.js'
 import { isPlainObject } from './plain.js'
-import { definedOrRaw, withRequiredScopes } from './required-scopes.js'
+import { definedOrRaw, type ScopeTable } from './required-scopes.js'
 import { renderSkillMd } from './skill-frontmatter.js'
 import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, mimeTypeOf, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
 import type { DynamicSkillContent, SkillEntry, SkillFile } from './skill-entry.js'
@@ -225,8 +225,10 @@ const NO_RESOURCES = presetJson({ resources: Object.freeze([]) }, '{"resources":
  * The handlers of `catalog`: `listSkills`, `getSkill`, `readResourceDirectory`,
  * and `readResource` / `listResources` serving the skills' files before the
  * module's own resources (`raw`), which keep their scopes and completers.
+ * `scopes`: the composed module's table (the skills' requirements go before
+ * those already there for the same handlers).
  */
-export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined): SkillHandlers {
+export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined, scopes?: ScopeTable): SkillHandlers {
   let lookups: Lookups | undefined
   const current = (): Lookups => {
     if (lookups === undefined || lookups.version !== catalog.version) lookups = buildLookups(catalog)
@@ -274,7 +276,7 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     const found = current()
     return found.files.get(uri)?.entry ?? found.folderOwners.get(uri) ?? dynamicOwner(found, uri)
   }
-  withRequiredScopes(readResource, definedOrRaw((params) => ownerOf(params.uri), previousRead))
+  if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => ownerOf(params.uri), scopes.readResource)
   // The module's resource templates keep their completers on the handler that now serves them.
   const completers = previousRead === undefined ? undefined : (previousRead as { [COMPLETERS]?: unknown })[COMPLETERS]
   if (completers !== undefined) Object.defineProperty(readResource, COMPLETERS, { value: completers, enumerable: false })
@@ -315,8 +317,10 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     }
     return pageOf(sorted, uri, params.cursor, pageSize)
   }
-  withRequiredScopes(readResourceDirectory, definedOrRaw((params) => ownerOf(params.uri), raw.readResourceDirectory))
-  withRequiredScopes(getSkill, definedOrRaw((params) => typeof params.uri === 'string' ? catalog.byKey(params.uri) : undefined, raw.getSkill))
+  if (scopes !== undefined) {
+    scopes.readResourceDirectory = definedOrRaw((params) => ownerOf(params.uri), scopes.readResourceDirectory)
+    scopes.getSkill = definedOrRaw((params) => typeof params.uri === 'string' ? catalog.byKey(params.uri) : undefined, scopes.getSkill)
+  }
 
   return {
     listSkills: (params?: JsonObject, ctx?: HandlerContext) => serveList(catalog, 'skills', 'uri', params, ctx, pageSize, raw.listSkills),

@@ -13,14 +13,12 @@ import type { HandlerContext, JsonObject, TaskCreatedResult } from '../server-mo
 import { isTaskCreated } from '../server-module/task-created.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { callback, checkDefinition, checkListed, copyFields, deepFreeze, isPlainObject, LISTED, SCOPES, TEXT } from './plain.js'
-import { definedOrRaw, NEEDS_NOTHING, requirementOf, withRequiredScopes } from './required-scopes.js'
-import { LISTED_TOOL } from '../server-module/listed-tool.js'
+import { definedOrRaw, NEEDS_NOTHING, type ScopeTable } from './required-scopes.js'
 import { Catalog, type CatalogEntry } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { serveList } from './listing.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { hasMark, mark } from '../common/marks.js'
-import { validatesOwnArguments } from '../hooks/pre-handler.js'
 import { callRaw, callValidated } from './validated-call.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
@@ -210,9 +208,11 @@ export interface RawToolHandlers {
  * `listTools` and `callTool` serving `catalog`: a name the catalogue does not
  * know at all goes to the raw `callTool` (when there is one); a disabled
  * tool is unknown. Raw listed tools follow the defined ones. `bounds`: the
- * endpoint's bounds on arguments (validation.ts).
+ * endpoint's bounds on arguments (validation.ts). `scopes`: the composed
+ * module's table, given with the raw handlers' requirements; `callTool`'s
+ * becomes the named tool's `scopes`, else the raw one's.
  */
-export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number, bounds?: ArgumentBounds): DefinedTools {
+export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers = {}, pageSize?: number, bounds?: ArgumentBounds, scopes?: ScopeTable): DefinedTools {
   const rawCall = raw.callTool
   function callTool (params: CallToolParams, ctx: HandlerContext): CallToolResult | Promise<CallToolResult> {
     const name = params.name
@@ -226,14 +226,11 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
     return callValidated(ctx, tool.input.validate(params.arguments === undefined ? {} : params.arguments, bounds),
       (invalid) => invalidArguments(tool, invalid), (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
   }
-  const requirement = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, rawCall)
-  Object.defineProperty(callTool, LISTED_TOOL, {
-    value: (name: string) => catalog.has(name) ? (catalog.get(name)?.listed as JsonObject | undefined) ?? null : undefined
-  })
+  if (scopes !== undefined) scopes.callTool = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, scopes.callTool)
   return {
     listTools: (params?: JsonObject, ctx?: HandlerContext) =>
       serveList(catalog, 'tools', 'name', params, ctx, pageSize, raw.listTools) as ListToolsResult,
-    callTool: validatesOwnArguments(withRequiredScopes(callTool, requirement))
+    callTool
   }
 }
 
@@ -267,10 +264,7 @@ export function defineTools<
   const defined = {} as DefinedTools
   Object.defineProperties(defined, {
     listTools: { value: (params?: JsonObject, ctx?: HandlerContext) => handlers().listTools(params, ctx) },
-    callTool: {
-      value: withRequiredScopes((params: CallToolParams, ctx: HandlerContext) => handlers().callTool(params, ctx),
-        entries.some((e) => e.scopes !== undefined) ? (params) => requirementOf(handlers().callTool)(params) : undefined)
-    }
+    callTool: { value: (params: CallToolParams, ctx: HandlerContext) => handlers().callTool(params, ctx) }
   })
   return attachGroup(defined, { kind: 'tools', entries, origin })
 }

@@ -3,7 +3,8 @@
  * route-level `onRequest` hook that authenticates every request to the
  * endpoint (all HTTP methods, both eras) before its body is read, the scope
  * check once the JSON-RPC message is known (per method, and per tool, prompt
- * or resource through REQUIRED_SCOPES), and the RFC 9728 metadata route.
+ * or resource: the composed module's scope table, lib/definitions/compose.ts),
+ * and the RFC 9728 metadata route.
  *
  * Refusals are JSON-RPC error bodies (`-32600`; `-32603` for a 503) behind
  * the status and `WWW-Authenticate` header clients act on. A 401 is decided
@@ -15,7 +16,8 @@ import { setVerifiedCaller, verifiedCallerOf } from '../auth/request-token.js'
 import { FILTERED_LISTS, filterList } from '../auth/list-filter.js'
 import { type AuthRejection, type AuthVerdict, isRejection, ResourceServer, RETRY_AFTER_SEC, type TokenVerifier } from '../auth/resource-server.js'
 import { scopesRequired } from '../server-module/scopes.js'
-import type { JsonObject, ServerModule } from '../server-module/contract.js'
+import type { JsonObject } from '../server-module/contract.js'
+import type { ScopeTable } from '../definitions/required-scopes.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
@@ -67,7 +69,8 @@ async function jwtVerifier (settings: ResolvedAuthorization): Promise<TokenVerif
   return (token) => verify(token)
 }
 
-export async function createEndpointAuthorization (settings: ResolvedAuthorization, server: ServerModule): Promise<EndpointAuthorization> {
+/** `scopes`: what each handler's calls need (the composition's, read once at registration). */
+export async function createEndpointAuthorization (settings: ResolvedAuthorization, scopes: Readonly<ScopeTable>): Promise<EndpointAuthorization> {
   const resourceServer = new ResourceServer(settings, await jwtVerifier(settings))
 
   function admit (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, verdict: AuthVerdict): void {
@@ -96,7 +99,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
     let handlerScopes: readonly string[] | undefined
     if (entry !== undefined) {
       try {
-        handlerScopes = scopesRequired((server as Record<string, unknown>)[entry.handler], params)
+        handlerScopes = scopesRequired(scopes[entry.handler], params)
       } catch (err) {
         // A scope declaration that throws is the server's bug: refuse, without details.
         request.log.error({ err, method }, 'MCP required-scopes function failed')
@@ -123,7 +126,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
   const filterListOutcome: ListFilter | undefined = settings.filterLists
     ? (method, outcome, request, modern) =>
         outcome.ok && FILTERED_LISTS.has(method)
-          ? { ok: true, result: filterList(server, method, outcome.result, verifiedCallerOf(request), modern) }
+          ? { ok: true, result: filterList(scopes, method, outcome.result, verifiedCallerOf(request), modern) }
           : outcome
     : undefined
 

@@ -23,7 +23,7 @@ import { isJsonObject, isRequestId } from '../protocol/jsonrpc.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta.js'
-import { type EndpointMethodName, type MethodEntry, methodIn, type ModuleMethod } from '../protocol/methods.js'
+import { type EndpointMethodName, isAdvertised, type MethodEntry, methodIn, type ModuleMethod } from '../protocol/methods.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
 import { createModernAnswer } from '../response/modern-result.js'
 import { sendError, sendJson } from '../response/reply.js'
@@ -37,7 +37,7 @@ import { createDiscoverResponder } from './discover-response.js'
 import { ParamHeaderValidator } from './param-headers.js'
 import { findHeaderMismatch } from './request-headers.js'
 import { dispatchedAt } from './request-deadline.js'
-import { type EndpointState, isAdvertised } from './state.js'
+import type { EndpointState } from './state.js'
 
 function isClientInfo (value: unknown): value is ClientInfo {
   return isJsonObject(value) && typeof value.name === 'string' && typeof value.version === 'string'
@@ -91,7 +91,7 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
     registry: state.subscriptions, capabilities: caps, caller: callerOf, endAtExpiry, taskOwner: tasks === undefined ? undefined : (request) => tasks.ownerOf(request)
   })
   const codec = new RequestStateCodec(options.requestState.secret)
-  const paramHeaders = new ParamHeaderValidator(options.server, options.validate.paramHeaders)
+  const paramHeaders = new ParamHeaderValidator(options.server, options.validate.paramHeaders, state.composition.tools)
   /** The defined tool a call names, when it names one that is enabled. */
   const toolEntry = (params: JsonObject): ToolEntry | undefined => typeof params.name === 'string' ? state.composition.tools?.get(params.name) : undefined
 

@@ -1,8 +1,9 @@
 /**
  * What runs around MCP operations: the hooks added with
  * `fastify.mcp.addHook` (lib/hooks/) and the server span and duration
- * metric (lib/telemetry/), one immutable pipeline built once, when the app
- * is ready (`settle`). With no hook and no telemetry it has no `around`
+ * metric (lib/telemetry/), one immutable pipeline built once by the plugin's
+ * ready sequence (`buildPipeline`, called from lib/plugin.ts) and handed over
+ * to the eras' `Operations`. With no hook and no telemetry it has no `around`
  * step and `invoke` calls the handler directly, so the request path is the
  * one it was without them.
  *
@@ -20,14 +21,14 @@ import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { errorOf, errorOutcome, fail, type FailedOutcome, INTERNAL_ERROR_OUTCOME, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
 import { callerOf } from '../handler/caller.js'
-import { type PreHandled, isSelfValidating, leavePreHandler } from '../hooks/pre-handler.js'
+import { type PreHandled, leavePreHandler } from '../hooks/pre-handler.js'
 import type { HookChains, HookSelector } from '../hooks/registry.js'
 import { firstAnswer, observeEach, replaceEach } from '../hooks/run.js'
 import type { McpCall, McpOperation } from '../hooks/types.js'
 import { isJsonObject, type JsonRpcMessage } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
-import { METHODS, type ModuleMethod, moduleEntry, type Target, targetOf } from '../protocol/methods.js'
+import { type HandlerName, METHODS, type ModuleMethod, moduleEntry, type Target, targetOf } from '../protocol/methods.js'
 import { errorTypeOf, noteErrorType, sendError } from '../response/reply.js'
 import type { AnyServerModule, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { ResultCheck } from '../handler/result-validation.js'
@@ -72,55 +73,74 @@ function servedOf (request: FastifyRequest): Served | undefined {
   return (request as WithServed)[kServed] ?? undefined
 }
 
-/** The steps, fixed at ready. */
-interface Steps {
+/** The steps, built once at ready (`buildPipeline`) and handed over to `Operations`. */
+export interface Pipeline {
   readonly around: Around | undefined
   readonly invoke: Invoke
   readonly workOutcome: (request: FastifyRequest) => WorkOutcomeStep | undefined
 }
 
+/** What every pipeline calls the handler with, fixed at registration. */
+export interface HandlerSettings {
+  readonly server: AnyServerModule
+  readonly check: ResultCheck | undefined
+  readonly toolErrors: ToolErrorMode
+  readonly handlerTimeoutMs: number
+  /** Handlers that run the preHandler hooks themselves once their arguments are valid (the composition's). */
+  readonly validatesArguments: ReadonlySet<HandlerName>
+}
+
 const NO_WORK_OUTCOME = (): undefined => undefined
 
-export class Operations {
-  readonly #server: AnyServerModule
-  readonly #check: ResultCheck | undefined
-  readonly #toolErrors: ToolErrorMode
-  /** Until ready: the handler alone (nothing can have been added yet). */
-  #steps: Steps
-  readonly #handlerTimeoutMs: number
+function plainInvoke (settings: HandlerSettings): Invoke {
+  return (entry, params, ctx) => invokeHandler(settings.server, entry, params, ctx, settings.check, settings.toolErrors)
+}
 
-  constructor (server: AnyServerModule, check: ResultCheck | undefined, toolErrors: ToolErrorMode, handlerTimeoutMs = 0) {
-    this.#server = server
-    this.#check = check
-    this.#toolErrors = toolErrors
-    this.#handlerTimeoutMs = handlerTimeoutMs
-    this.#steps = Object.freeze({ around: undefined, invoke: this.#plainInvoke, workOutcome: NO_WORK_OUTCOME })
+/** The pipeline before ready, and after it with no hook and no telemetry: the handler alone, so the request path is the one it was without them. */
+export function plainPipeline (settings: HandlerSettings): Pipeline {
+  return Object.freeze({ around: undefined, invoke: plainInvoke(settings), workOutcome: NO_WORK_OUTCOME })
+}
+
+/** The pipeline of the sealed hooks (`hooks`, undefined: none) and the telemetry; built once, at ready. */
+export function buildPipeline (settings: HandlerSettings, hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): Pipeline {
+  if (hooks === undefined && telemetry === undefined) return plainPipeline(settings)
+  return Object.freeze({
+    around: createAround(hooks, telemetry, errorStatus, settings.handlerTimeoutMs),
+    ...createInvoke(plainInvoke(settings), settings, checkTarget, () => telemetry?.active === true)
+  })
+}
+
+/** Where the eras reach the pipeline: the plain one until the ready sequence hands over the one it built. */
+export class Operations {
+  readonly settings: HandlerSettings
+  #pipeline: Pipeline
+  #handedOver = false
+
+  constructor (settings: HandlerSettings) {
+    this.settings = settings
+    this.#pipeline = plainPipeline(settings)
   }
 
-  readonly #plainInvoke: Invoke = (entry, params, ctx) => invokeHandler(this.#server, entry, params, ctx, this.#check, this.#toolErrors)
-
-  /** Builds the pipeline; called once, when the app is ready. */
-  settle (hooks: HookSelector | undefined, telemetry: McpTelemetry | undefined, errorStatus: ErrorStatus, checkTarget?: TargetCheck): void {
-    if (hooks === undefined && telemetry === undefined) return
-    this.#steps = Object.freeze({
-      around: createAround(hooks, telemetry, errorStatus, this.#handlerTimeoutMs),
-      ...createInvoke(this.#plainInvoke, this.#server, this.#toolErrors, checkTarget, () => telemetry?.active === true)
-    })
+  /** Takes the pipeline built at ready; once (the hooks are sealed by then). */
+  handOver (pipeline: Pipeline): void {
+    if (this.#handedOver) throw new Error('the MCP operations pipeline was already handed over')
+    this.#handedOver = true
+    this.#pipeline = pipeline
   }
 
   /** Around every JSON-RPC request in the dispatcher; undefined when nothing runs there. */
   get around (): Around | undefined {
-    return this.#steps.around
+    return this.#pipeline.around
   }
 
   /** Serves a handler-served method: preHandler hooks, the handler, then onResult or onError hooks. */
   invoke (entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
-    return this.#steps.invoke(entry, params, ctx)
+    return this.#pipeline.invoke(entry, params, ctx)
   }
 
   /** What the outcome of work a `tools/call` runs as a task passes: the onResult and onError hooks of that call, if any. */
   workOutcome (request: FastifyRequest): WorkOutcomeStep | undefined {
-    return this.#steps.workOutcome(request)
+    return this.#pipeline.workOutcome(request)
   }
 }
 
@@ -221,7 +241,7 @@ function reportOnError (log: FastifyBaseLogger): (err: unknown) => void {
   return (err) => log.error({ err }, 'MCP onError hook failed')
 }
 
-function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: ToolErrorMode, checkTarget: TargetCheck | undefined, traced: () => boolean): Pick<Steps, 'invoke' | 'workOutcome'> {
+function createInvoke (invoke: Invoke, { toolErrors, validatesArguments }: HandlerSettings, checkTarget: TargetCheck | undefined, traced: () => boolean): Pick<Pipeline, 'invoke' | 'workOutcome'> {
   /** Runs `step`, turning what it throws or rejects with into the outcome a handler's exception gets. */
   function attempt (step: () => MaybePromise<Outcome>, entry: ModuleMethod, params: JsonObject, ctx: HandlerContext): MaybePromise<Outcome> {
     let outcome: MaybePromise<Outcome>
@@ -238,7 +258,7 @@ function createInvoke (invoke: Invoke, server: AnyServerModule, toolErrors: Tool
     const given = reading || !isJsonObject(params.arguments) ? {} : params.arguments
     const call: McpCall = { ...operation, method: operation.method as McpCall['method'], arguments: given, uri: reading && typeof params.uri === 'string' ? params.uri : undefined, ctx }
     const runHooks = (): MaybePromise<JsonObject | undefined> => hookStep('preHandler', ctx.logger, () => firstAnswer('preHandler', hooks, (hook) => hook.fn.call(hook.context, call)))
-    if (isSelfValidating(server[entry.handler])) {
+    if (validatesArguments.has(entry.handler)) {
       // A defined tool or prompt runs the hooks itself, once its arguments are valid.
       leavePreHandler(ctx, (args): MaybePromise<PreHandled> => {
         call.arguments = args

@@ -30,7 +30,8 @@ import { decodeHeaderValue } from './request-headers.js'
 import type { ParamHeaderMode } from '../options.js'
 import type { HandlerContext, JsonObject, AnyServerModule } from '../server-module/contract.js'
 import { describe, quote } from '../protocol/describe.js'
-import { listedToolLookup, type ListedToolLookup } from '../server-module/listed-tool.js'
+import type { Catalog } from '../definitions/catalog.js'
+import type { ToolEntry } from '../definitions/tools.js'
 
 const HEADER_PREFIX = 'mcp-param-'
 /** RFC 9110 token (`1*tchar`). */
@@ -197,13 +198,14 @@ export class ParamHeaderValidator {
   readonly #frozen = new WeakMap<object, DerivedHeaders>()
   readonly #logged = new Set<string>()
 
-  readonly #listedTool: ListedToolLookup | undefined
+  /** The defined tools (the composition's catalogue), whose entries answer without a list walk. */
+  readonly #tools: Catalog<ToolEntry> | undefined
   readonly #single = new WeakMap<object, readonly ParamHeader[]>()
 
-  constructor (server: AnyServerModule, mode: ParamHeaderMode) {
+  constructor (server: AnyServerModule, mode: ParamHeaderMode, tools?: Catalog<ToolEntry>) {
     this.#server = server
     this.#mode = mode
-    this.#listedTool = listedToolLookup(server.callTool)
+    this.#tools = tools
     if (typeof server.listTools !== 'function') this.#annotated = false
   }
 
@@ -212,11 +214,12 @@ export class ParamHeaderValidator {
     const { headers } = ctx.request
     if (this.#mode === 'never') return invoke()
     const name = params.name as string
-    // Defined tools: the one listed tool, as it is now (runtime changes included), no list walk.
-    const listed = this.#listedTool?.(name)
-    if (listed === null) return invoke()
-    if (listed !== undefined) {
-      const annotations = this.#annotationsOf(listed, ctx)
+    // Defined tools: the catalogue entry's listed tool, as it is now (runtime changes included), no list walk;
+    // one the catalogue knows but does not serve (disabled) is answered by the tool call itself.
+    if (this.#tools?.has(name) === true) {
+      const entry = this.#tools.get(name)
+      if (entry === undefined) return invoke()
+      const annotations = this.#annotationsOf(entry.listed as JsonObject, ctx)
       if (annotations.length === 0) return invoke()
       const mismatch = findParamHeaderMismatch(headers, annotations, params.arguments)
       return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }

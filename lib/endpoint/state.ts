@@ -6,8 +6,7 @@
  * client's answer, the legacy log level, handlers still running). Opened
  * at registration, closed once with the app.
  */
-import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities, SKILLS_EXTENSION } from '../server-module/capabilities.js'
-import type { CapabilityName } from '../protocol/methods.js'
+import { buildCapabilities, type LegacyServerCapabilities, type ModernServerCapabilities } from '../server-module/capabilities.js'
 import type { ResolvedOptions } from '../options.js'
 import { createResultCheck, type ResultCheck } from '../handler/result-validation.js'
 import type { FastifyBaseLogger } from 'fastify'
@@ -53,7 +52,7 @@ export interface EndpointState {
   /** The tasks extension, with `tasks: true`. */
   readonly tasks: TaskService | undefined
   readonly legacyLogLevel: LegacyLogLevel
-  /** What runs around operations (hooks, telemetry), settled when the app is ready; the eras call handlers through it. */
+  /** What runs around operations (hooks, telemetry), handed over by the ready sequence (lib/plugin.ts); the eras call handlers through it. */
   readonly operations: Operations
   /** `fastify.mcp.tools`, `prompts`, `resources`: defined items changed while the server runs, on every instance. */
   readonly live: LiveCatalogs
@@ -177,7 +176,7 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     sessions,
     tasks,
     legacyLogLevel,
-    operations: new Operations(server, resultCheck, options.security.toolErrors, options.limits.handlerTimeoutMs),
+    operations: new Operations({ server, check: resultCheck, toolErrors: options.security.toolErrors, handlerTimeoutMs: options.limits.handlerTimeoutMs, validatesArguments: composition.validatesArguments }),
     live,
     changes: changes.changes,
     async catchUp (): Promise<void> {
@@ -206,12 +205,4 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
       return closed
     }
   })
-}
-
-export function isAdvertised (capabilities: LegacyServerCapabilities | ModernServerCapabilities, capability: CapabilityName): boolean {
-  if (capability === 'resources.subscribe') return capabilities.resources?.subscribe === true
-  // The Skills extension and its setting (skills: issue 32): advertised under `extensions`.
-  if (capability === 'skills') return capabilities.extensions?.[SKILLS_EXTENSION] !== undefined
-  if (capability === 'skills.directoryRead') return capabilities.extensions?.[SKILLS_EXTENSION]?.directoryRead === true
-  return capabilities[capability] !== undefined
 }

@@ -1,10 +1,10 @@
 /**
  * `fastify.mcp` as each context sees it: the same frozen decorator, with an
  * `addHook` that adds in that context (the getter's `this`), as
- * `fastify.addHook` does. Once the app is ready the hooks are fixed and each
- * request's chains are settled (lib/hooks/registry.ts): the endpoint's, or
- * for a tool served from another context (a route-backed tool), that
- * context's.
+ * `fastify.addHook` does. The plugin's ready sequence (lib/plugin.ts) seals
+ * the hooks and settles each request's chains (lib/hooks/registry.ts): the
+ * endpoint's, or for a tool served from another context (a route-backed
+ * tool), that context's.
  */
 import type { FastifyInstance } from 'fastify'
 import { HookRegistry, type HookSelector } from './registry.js'
@@ -22,21 +22,27 @@ export interface ServedContexts {
   all (): Iterable<FastifyInstance>
 }
 
-/**
- * The getter of `fastify.mcp`: `decorator` as the context reading it sees
- * it. At ready, warns of hooks added where nothing is served, seals the
- * hooks and calls `settle` with what picks each request's chains.
- */
-export function hookedDecorator<D extends WithAddHook> (fastify: FastifyInstance, decorator: D, served: ServedContexts, settle: (select: HookSelector | undefined) => void): (this: FastifyInstance) => D {
+export interface HookedDecorator<D> {
+  /** The getter of `fastify.mcp`. */
+  readonly getter: (this: FastifyInstance) => D
+  /**
+   * Run once, at ready: warns of hooks added where nothing is served, seals
+   * the hooks and returns what picks each request's chains (undefined: no hook).
+   */
+  readonly seal: () => HookSelector | undefined
+}
+
+/** `decorator` as the context reading it sees it, and the step that seals its hooks. */
+export function hookedDecorator<D extends WithAddHook> (fastify: FastifyInstance, decorator: D, served: ServedContexts): HookedDecorator<D> {
   const hooks = new HookRegistry()
   const views = new WeakMap<FastifyInstance, D>()
-  fastify.addHook('onReady', function settleOperations () {
+  function seal (): HookSelector | undefined {
     for (const context of hooks.idleContexts(fastify, served.all())) {
       context.log.warn('MCP hooks were added in a context that serves no MCP operation (no route-backed tool is declared in it or below): they will not run')
     }
-    settle(hooks.settle(fastify, (name) => served.of(name)))
-  })
-  return function (this: FastifyInstance): D {
+    return hooks.settle(fastify, (name) => served.of(name))
+  }
+  function getter (this: FastifyInstance): D {
     let view = views.get(this)
     if (view === undefined) {
       const context = this
@@ -47,4 +53,5 @@ export function hookedDecorator<D extends WithAddHook> (fastify: FastifyInstance
     }
     return view
   }
+  return { getter, seal }
 }

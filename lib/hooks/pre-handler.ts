@@ -1,9 +1,10 @@
 /**
  * preHandler hooks run after argument validation. A raw handler validates
  * nothing, so the endpoint runs the hooks right before it; a defined tool or
- * prompt (`defineTools`, `definePrompts`) validates its own arguments, so it
- * is marked here and runs the hooks itself, between validation and its
- * handler, through the step the endpoint left on the call's `ctx`.
+ * prompt (`defineTools`, `definePrompts`) validates its own arguments (the
+ * composition says which handlers do: lib/definitions/compose.ts
+ * `validatesArguments`), so it runs the hooks itself, between validation and
+ * its handler, through the step the endpoint left on the call's `ctx`.
  */
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import type { JsonObject } from '../server-module/contract.js'
@@ -13,21 +14,10 @@ export type PreHandled = { readonly args: JsonObject } | { readonly answer: Json
 
 type PreHandlerStep = (args: JsonObject) => MaybePromise<PreHandled>
 
-const SELF_VALIDATING = new WeakSet<object>()
 /** The step rides on the call's `ctx` itself: a WeakMap entry per call would cost the collector more. */
 const PENDING: unique symbol = Symbol('fastify-mcp-capabilities.preHandler')
 
 interface Carrier { [PENDING]?: PreHandlerStep | undefined }
-
-/** Marks `handler` as one that validates its arguments and then calls `afterValidation`. */
-export function validatesOwnArguments<F extends (...args: any[]) => unknown> (handler: F): F {
-  SELF_VALIDATING.add(handler)
-  return handler
-}
-
-export function isSelfValidating (handler: unknown): boolean {
-  return typeof handler === 'function' && SELF_VALIDATING.has(handler)
-}
 
 /** The endpoint leaves the hooks' step for the self-validating handler serving `ctx`. */
 export function leavePreHandler (ctx: object, step: PreHandlerStep): void {

@@ -1,6 +1,6 @@
 /**
  * What a request's `ctx` (lib/handler/request-context.ts) and a task's
- * (lib/tasks/service.ts) share: the check of the client's declared
+ * (lib/tasks/task-context.ts) share: the check of the client's declared
  * capabilities, and the three ways a handler asks its client, `ctx.elicit()`,
  * `ctx.createMessage()` and `ctx.listRoots()`, written once over the one
  * `ask` each context implements: a request's context asks in its era's way

@@ -39,10 +39,49 @@ import {
 export type Era = 'legacy' | 'modern'
 
 /**
- * Capabilities that handlers turn on (`resources.subscribe` is a flag inside
- * `resources`; `skills` is the Skills extension, `skills.directoryRead` its setting).
+ * The Skills extension: advertised (modern era, the revision it is specified
+ * on) when the module serves `listSkills` and `getSkill`, with
+ * `directoryRead: true` when it also serves `readResourceDirectory`; it needs
+ * the `resources` capability, since skill files are read as resources.
  */
-export type CapabilityName = 'tools' | 'resources' | 'prompts' | 'completions' | 'logging' | 'resources.subscribe' | 'skills' | 'skills.directoryRead'
+export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills'
+
+/** Where a capability is advertised: the keys leading to it in a capabilities object; `flag`: the value there must be `true`, not merely present. */
+export interface CapabilityPlace {
+  readonly path: readonly string[]
+  readonly flag: boolean
+}
+
+const place = (path: readonly string[], flag = false): CapabilityPlace => Object.freeze({ path: Object.freeze(path), flag })
+
+/**
+ * Capabilities that handlers turn on, each with where it is advertised
+ * (`resources.subscribe` is a flag inside `resources`; `skills` is the Skills
+ * extension, `skills.directoryRead` its setting).
+ */
+export const CAPABILITIES = Object.freeze({
+  tools: place(['tools']),
+  resources: place(['resources']),
+  prompts: place(['prompts']),
+  completions: place(['completions']),
+  logging: place(['logging']),
+  'resources.subscribe': place(['resources', 'subscribe'], true),
+  skills: place(['extensions', SKILLS_EXTENSION]),
+  'skills.directoryRead': place(['extensions', SKILLS_EXTENSION, 'directoryRead'], true)
+})
+
+export type CapabilityName = keyof typeof CAPABILITIES
+
+/** Whether `capabilities` (either era's shape) advertise `capability`, read at the capability's place. */
+export function isAdvertised (capabilities: object, capability: CapabilityName): boolean {
+  const { path, flag } = CAPABILITIES[capability]
+  let value: unknown = capabilities
+  for (const key of path) {
+    if (value === null || typeof value !== 'object') return false
+    value = (value as Record<string, unknown>)[key]
+  }
+  return flag ? value === true : value !== undefined
+}
 
 /** What a request acts on: the param naming it (repeated by the modern `Mcp-Name` header) and what it names. */
 export interface Target {
@@ -290,7 +329,7 @@ export function targetOf (entry: MethodEntry | undefined, params: Readonly<Recor
  * `tools` while `tools/call` answers "method not found" would be a lie.
  */
 export const REQUIRED_HANDLERS: Readonly<Record<CapabilityName, readonly HandlerName[]>> = Object.freeze(Object.fromEntries(
-  (['tools', 'resources', 'prompts', 'completions', 'logging', 'resources.subscribe', 'skills', 'skills.directoryRead'] as const).map((capability) => [capability, Object.freeze(
+  (Object.keys(CAPABILITIES) as CapabilityName[]).map((capability) => [capability, Object.freeze(
     MODULE_METHODS.flatMap(([, entry]) => entry.capability === capability && entry.fallbackResult === undefined ? [entry.handler] : []))])
 ) as Record<CapabilityName, readonly HandlerName[]>)
 

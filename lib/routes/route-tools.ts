@@ -66,10 +66,11 @@ const METHODS_NOT_TOOLS = new Set(['HEAD', 'OPTIONS'])
 
 /**
  * Watches the routes declared from here on; with `settings` (the `routes`
- * option) they join `catalog` at ready, without it a route asking to be a
- * tool fails where it is declared.
+ * option) they join `catalog` when the returned step runs (the plugin's ready
+ * sequence, lib/plugin.ts), without it a route asking to be a tool fails
+ * where it is declared.
  */
-export function installRouteTools (fastify: FastifyInstance, settings: RouteCallSettings | undefined, catalog: Catalog<ToolEntry> | undefined): void {
+export function installRouteTools (fastify: FastifyInstance, settings: RouteCallSettings | undefined, catalog: Catalog<ToolEntry> | undefined): () => void {
   installInnerRequestChecks(fastify, settings !== undefined)
   if (settings !== undefined) warnRoutesDeclaredBefore(fastify)
   const routes: Array<{ route: CollectedRoute, context: FastifyInstance }> = []
@@ -99,9 +100,9 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
     options.config = { ...options.config, [ROUTE_TOOL]: route } as RouteOptions['config']
     routes.push({ route, context: this })
   })
-  if (settings === undefined || catalog === undefined) return
+  if (settings === undefined || catalog === undefined) return NO_ROUTE_TOOLS
   const call = createRouteCaller(fastify, settings)
-  fastify.addHook('onReady', function () {
+  return function settleRouteTools () {
     // The shared schemas of each route's own context, read once per context.
     const shared = new Map<FastifyInstance, ReturnType<typeof sharedSchemasOf>>()
     for (const { route, context } of routes.splice(0)) {
@@ -113,8 +114,10 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
       // The tool belongs to its route's context: that context's MCP hooks apply to its calls (lib/hooks/registry.ts).
       catalog.add({ ...routeToolEntry(route, schemas, call), context })
     }
-  })
+  }
 }
+
+const NO_ROUTE_TOOLS = (): void => {}
 
 /**
  * Routes declared before the plugin were never seen by its `onRoute` hook,

@@ -4,7 +4,7 @@
  * table (protocol/methods.ts), so what is advertised is exactly what is served.
  */
 import { FST_MCP_INVALID_CAPABILITIES, FST_MCP_INVALID_ERA, FST_MCP_INVALID_OPTION, FST_MCP_INVALID_SERVER, FST_MCP_MISSING_HANDLER } from '../errors.js'
-import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS } from '../protocol/methods.js'
+import { type CapabilityName, type Era, hasHandler, REQUIRED_HANDLERS, SKILLS_EXTENSION } from '../protocol/methods.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
 import type { CapabilitiesDeclaration, JsonObject } from './contract.js'
 import { nearMissHint } from './module-check.js'
@@ -17,13 +17,6 @@ export function declaresTasks (clientCapabilities: JsonObject): boolean {
   const extensions = clientCapabilities.extensions
   return isJsonObject(extensions) && isJsonObject(extensions[TASKS_EXTENSION])
 }
-/**
- * The Skills extension: advertised (modern era, the revision it is specified
- * on) when the module serves `listSkills` and `getSkill`, with
- * `directoryRead: true` when it also serves `readResourceDirectory`; it needs
- * the `resources` capability, since skill files are read as resources.
- */
-export const SKILLS_EXTENSION = 'io.modelcontextprotocol/skills'
 /**
  * Extensions a module offers through its definitions (MCP Apps' UI resources
  * put `io.modelcontextprotocol/ui` here): a symbol key, so spreading the

@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { definePrompts } from '../../lib/definitions/prompts.js'
 import { defineResources } from '../../lib/definitions/resources.js'
-import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
+import { composeServer } from '../../lib/definitions/compose.js'
 import { injectClient } from '../../lib/testing/index.js'
 import { specValidator } from '../helpers/spec-schemas.js'
 import { hasNoSymbols, isDeeplyFrozen, serve } from './helpers.js'
@@ -119,11 +119,12 @@ for (const era of ['modern', 'legacy'] as const) {
   })
 }
 
-t.test('scopes: getPrompt and readResource carry the scopes each request needs', async (t) => {
-  const promptScopes = (prompts.getPrompt as unknown as Record<symbol, (p: object) => unknown>)[REQUIRED_SCOPES]
+t.test('scopes: the composed getPrompt and readResource requirements answer the scopes each request needs', async (t) => {
+  const { scopes } = composeServer({ ...prompts, ...resources }, undefined)
+  const promptScopes = scopes.getPrompt
   t.strictSame(promptScopes?.({ name: 'summarise' }), ['notes:read'])
   t.equal(promptScopes?.({ name: 'greet' }), undefined)
-  const readScopes = (resources.readResource as unknown as Record<symbol, (p: object) => unknown>)[REQUIRED_SCOPES]
+  const readScopes = scopes.readResource
   t.strictSame(readScopes?.({ uri: 'notes://note/7' }), ['notes:read'])
   t.equal(readScopes?.({ uri: 'docs://readme' }), undefined)
   // filterLists asks about listed templates by their text

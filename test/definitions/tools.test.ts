@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { compileToolEntry, defineTools, toolError } from '../../lib/definitions/tools.js'
+import { composeServer } from '../../lib/definitions/compose.js'
 import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
 import { specValidator } from '../helpers/spec-schemas.js'
@@ -146,15 +147,20 @@ t.test('defaults: root properties filled in with fresh copies; nested ones throu
     'each call gets its own copy of an object default')
 })
 
-t.test('scopes: callTool carries the scopes each call needs', async (t) => {
+t.test('scopes: the composed catalogue answers the scopes each call needs, not a mark on the handler', async (t) => {
   const tools = calculator()
-  const requirement = (tools.callTool as unknown as Record<symbol, (params: object) => unknown>)[REQUIRED_SCOPES]
+  const requirement = composeServer({ ...tools }, undefined).scopes.callTool
   t.type(requirement, 'function')
   t.strictSame(requirement?.({ name: 'broken' }), ['admin'])
   t.equal(requirement?.({ name: 'add' }), undefined)
   t.equal(requirement?.({ name: 42 }), undefined)
-  const plain = defineTools({ x: { handler: () => ({ content: [] }) } })
-  t.equal((plain.callTool as unknown as Record<symbol, unknown>)[REQUIRED_SCOPES], undefined, 'no scopes, no requirement')
+  t.equal((tools.callTool as unknown as Record<symbol, unknown>)[REQUIRED_SCOPES], undefined, 'the group\'s handler carries no mark')
+  // A raw handler's REQUIRED_SCOPES (read once, at composition) answers the names no definition has.
+  const rawCall = Object.assign(() => ({ content: [] }), { [REQUIRED_SCOPES]: (params: { name?: unknown }) => params.name === 'raw' ? ['raw:use'] : undefined })
+  const mixed = composeServer({ ...tools, listTools: () => ({ tools: [] }), callTool: rawCall }, undefined).scopes.callTool
+  t.strictSame(mixed?.({ name: 'raw' }), ['raw:use'])
+  t.strictSame(mixed?.({ name: 'broken' }), ['admin'], 'a defined tool keeps its own')
+  t.equal(composeServer({ callTool: rawCall, listTools: () => ({ tools: [] }) }, undefined).scopes.callTool, rawCall[REQUIRED_SCOPES], 'a module without groups: the raw declaration as it is')
 })
 
 t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', async (t) => {

@@ -10,7 +10,7 @@ import t from 'tap'
 import Fastify, { type FastifyRequest } from 'fastify'
 import mcpCapabilities, { canRunAsTask, type HandlerContext, runAsTask } from '../../lib/index.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
-import { METHODS, methodIn, MODULE_METHODS } from '../../lib/protocol/methods.js'
+import { CAPABILITIES, isAdvertised, METHODS, methodIn, MODULE_METHODS, SKILLS_EXTENSION } from '../../lib/protocol/methods.js'
 import { callerOf } from '../../lib/handler/caller.js'
 import { type TaskPlan, taskPlanOf } from '../../lib/tasks/call-plan.js'
 
@@ -27,6 +27,17 @@ t.test('one table: endpoint-served methods marked, every method with its eras', 
   t.equal(methodIn('legacy', 'server/discover'), undefined, 'discover is modern only')
   t.equal(METHODS.constructor, undefined, 'no inherited names')
   t.equal(METHODS['tasks/get']?.servedBy === 'endpoint' && METHODS['tasks/get'].extension, 'tasks')
+})
+
+t.test('one table: where each capability is advertised, read without a branch on its name', async (t) => {
+  const all = { tools: {}, resources: { subscribe: true }, prompts: {}, completions: {}, logging: {}, extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } }
+  for (const name of Object.keys(CAPABILITIES) as Array<keyof typeof CAPABILITIES>) t.ok(isAdvertised(all, name), `${name} advertised`)
+  t.notOk(isAdvertised({ resources: {} }, 'resources.subscribe'), 'a flag must be true')
+  t.notOk(isAdvertised({ resources: { subscribe: 'yes' } }, 'resources.subscribe'), 'a flag that is not true is not advertised')
+  t.ok(isAdvertised({ extensions: { [SKILLS_EXTENSION]: {} } }, 'skills'), 'an extension is advertised by its presence')
+  t.notOk(isAdvertised({ extensions: { [SKILLS_EXTENSION]: {} } }, 'skills.directoryRead'), 'its setting is a flag')
+  t.notOk(isAdvertised({}, 'skills'), 'no extensions object')
+  t.notOk(isAdvertised({ tools: {} }, 'prompts'))
 })
 
 interface Seen { plan: TaskPlan | undefined, canRun: boolean, keys: string[] }

@@ -11,7 +11,7 @@ import { defineResource, defineResources } from '../../lib/definitions/resources
 import { defineTool, defineTools, toolError } from '../../lib/definitions/tools.js'
 import type { CallToolResult } from '../../lib/protocol/schemas.js'
 import type { ServerModule, TaskCreatedResult } from '../../lib/server-module/contract.js'
-import { runAsTask } from '../../lib/tasks/service.js'
+import { runAsTask } from '../../lib/tasks/run-as-task.js'
 
 defineTools({
   add: {
