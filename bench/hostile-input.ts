@@ -36,7 +36,8 @@ const FORMAT_VALUES: Record<string, (n: number) => string[]> = {
   ipv4: (n) => ['1.'.repeat(n / 2)],
   ipv6: (n) => [':'.repeat(n)],
   hostname: (n) => ['a.'.repeat(n / 2), 'a-'.repeat(n / 2) + '!'],
-  regex: (n) => ['\\p{Script=Greek}'.repeat(n / 16), '('.repeat(n)]
+  // 17 characters in JSON each (the backslash is escaped): the body stays within the default limits.bodyLimit
+  regex: (n) => ['\\p{Script=Greek}'.repeat(n / 17), '('.repeat(n)]
 }
 
 const tools = defineTools({
@@ -102,7 +103,7 @@ for (const [what, method, params] of cases) {
   blocked = Math.max(blocked, performance.now() - last)
   clearInterval(heartbeat)
   const body = JSON.parse(reply.body)
-  const answer = reply.statusCode >= 500 ? `HTTP ${reply.statusCode}` : body.id === 1 ? (body.error !== undefined ? `error ${body.error.code} (${body.error.message.length} chars)` : body.result?.isError === true ? `tool error (${body.result.content[0].text.length} chars)` : body.result?.resultType ?? 'result') : 'BAD ANSWER'
+  const answer = reply.statusCode >= 500 ? `HTTP ${reply.statusCode}` : body.id === 1 ? (body.error !== undefined ? `error ${body.error.code} (${body.error.message.length} chars)` : body.result?.isError === true ? `tool error (${body.result.content[0].text.length} chars)` : body.result?.resultType ?? 'result') : `BAD ANSWER (HTTP ${reply.statusCode})`
   worst = Math.max(worst, blocked)
   if (blocked > STALL_GOAL_MS) over.push(`${what} (${blocked.toFixed(0)} ms)`)
   console.log(what.padEnd(48), ms.toFixed(0).padStart(10), blocked.toFixed(0).padStart(15), againstGoal(blocked).padStart(10), ' ', answer)
