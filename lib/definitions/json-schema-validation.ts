@@ -20,7 +20,7 @@ import { FormatRegistry } from '@sinclair/typebox'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 import { clip } from '../protocol/describe.js'
-import { CompiledOnFirstUse, constants, detailed, type FirstProblem, type Invalid, ProblemList, readablePath, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
+import { type Check, CompiledOnFirstUse, constants, detailed, type FirstProblem, type Invalid, ProblemList, readablePath, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
 
 const DRAFT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/
 
@@ -166,7 +166,8 @@ export function compileJsonSchema (listed: Record<string, unknown>, text: string
   checkFormats(listed, use.where)
   checkJsonSchema(listed, use.where)
   if (!checkPatterns(listed, use.where)) return new CompiledOnFirstUse(compileAjv, text, use)
-  return { validate: compileAjv(text, use) }
+  const check = compileAjv(text, use)
+  return { validate: (value, _bounds, bodyBytes) => check(value, bodyBytes) }
 }
 
 /** Compiles `schema` (a copy of its own: Ajv keeps the object it compiled) in a new instance. */
@@ -180,19 +181,19 @@ function compileIn (instance: Ajv2020, text: string, where: string): ValidateFun
   }
 }
 
-function compileAjv (text: string, use: SchemaUse): (value: unknown) => unknown {
+function compileAjv (text: string, use: SchemaUse): Check {
   const { where, root } = use
   const applyDefaults = use.direction === 'input'
   const first = compileIn(newAjv(applyDefaults, false), text, where)
   let every: ValidateFunction | undefined
-  function problems (value: unknown): Invalid {
+  function problems (value: unknown, bodyBytes: number | undefined): Invalid {
     const stopped = first.errors ?? []
-    if (!detailed(value)) return problemsOf(stopped, root, true)
+    if (!detailed(value, bodyBytes)) return problemsOf(stopped, root, true)
     every ??= compileIn(newAjv(applyDefaults, true), text, where)
     // valid now only if a keyword's outcome changed between the two runs: the first run's problem stands
     return every(value) ? problemsOf(stopped, root, true) : problemsOf(every.errors ?? [], root, false)
   }
-  return (value) => withinStack(use, () => first(value) ? value : problems(value))
+  return (value, bodyBytes) => withinStack(use, () => first(value) ? value : problems(value, bodyBytes))
 }
 
 /**
@@ -203,7 +204,7 @@ function compileAjv (text: string, use: SchemaUse): (value: unknown) => unknown 
  */
 export function firstProblemFinder (text: string, use: SchemaUse): FirstProblem {
   let first: ValidateFunction | null | undefined
-  return (value) => {
+  return (value, bodyBytes) => {
     if (first === undefined) {
       try {
         first = compileIn(newAjv(false, false), text, use.where)
@@ -211,6 +212,6 @@ export function firstProblemFinder (text: string, use: SchemaUse): FirstProblem 
         first = null
       }
     }
-    return first === null || first(value) ? unlocated(use.root) : problemsOf(first.errors ?? [], use.root, true)
+    return first === null || first(value) ? unlocated(use.root, bodyBytes) : problemsOf(first.errors ?? [], use.root, true)
   }
 }

@@ -21,7 +21,7 @@ import { isThenable } from '../common/maybe-promise.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, ObjectSchema } from './schema-types.js'
-import { type ArgumentBounds, Invalid, type Validator } from './validation.js'
+import { type ArgumentBounds, declaredBodyBytes, Invalid, type Validator } from './validation.js'
 import { type CompleteParams, type CompleteResult, type GetPromptParams, type GetPromptResult, type ListPromptsResult, Prompt, type PromptArgument } from '../protocol/schemas.js'
 
 /** A handler's answer: a whole result, or a text that becomes one user message. */
@@ -174,7 +174,7 @@ export function promptHandlers (catalog: Catalog<PromptEntry>, raw: RawPromptHan
     }
     const prompt = entry.compiled
     // preHandler hooks run once the arguments are valid (an invalid set is refused by run), and may answer in the prompt's place.
-    return callValidated(ctx, prompt.args.validate(params.arguments === undefined ? {} : params.arguments, bounds),
+    return callValidated(ctx, prompt.args.validate(params.arguments === undefined ? {} : params.arguments, bounds, declaredBodyBytes(ctx.request)),
       (invalid) => run(prompt, invalid, ctx), (valid) => run(prompt, valid, ctx)) as GetPromptResult | Promise<GetPromptResult>
   }
   if (scopes !== undefined) scopes.getPrompt = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, scopes.getPrompt)

@@ -14,7 +14,7 @@
 import type { StandardJsonSchema } from './schema-types.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { clip } from '../protocol/describe.js'
-import { detailed, Invalid, ProblemList, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
+import { DETAILED_BODY_BYTES, DETAILED_VALUES, Invalid, ProblemList, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
 import { valueCountWithin } from './value-count.js'
 
 /** The default of `limits.maxArgumentValues`. */
@@ -76,13 +76,15 @@ export function standardValidator (schema: StandardJsonSchema, use: SchemaUse): 
   }
   if (use.direction === 'output') return { validate: run }
   return {
-    validate (value, bounds) {
+    validate (value, bounds, bodyBytes) {
       const max = bounds?.maxValues ?? DEFAULT_MAX_ARGUMENT_VALUES
-      if (valueCountWithin(value, max) === undefined) return new Invalid([`${root}: more than ${max} values, more than this server accepts`])
-      if (quick !== undefined && !detailed(value)) {
+      const count = valueCountWithin(value, max)
+      if (count === undefined) return new Invalid([`${root}: more than ${max} values, more than this server accepts`])
+      // what `detailed` says, from the count just made (it would walk the value again)
+      if (quick !== undefined && (count > DETAILED_VALUES || (bodyBytes ?? 0) > DETAILED_BODY_BYTES)) {
         const allowed = withinStack(use, () => quick(value))
         if (allowed instanceof Invalid) return allowed
-        if (!allowed) return unlocated(root)
+        if (!allowed) return unlocated(root, bodyBytes)
       }
       return run(value)
     }

@@ -23,7 +23,7 @@ import { callRaw, callValidated } from './validated-call.js'
 import { defaultsOptional } from './listed-defaults.js'
 import { adaptSchema } from './schema-adapter.js'
 import type { Checked, InferObject, InferReturn, ObjectSchema } from './schema-types.js'
-import { type ArgumentBounds, Invalid, type Validator } from './validation.js'
+import { type ArgumentBounds, declaredBodyBytes, Invalid, type Validator } from './validation.js'
 import { type CallToolParams, type CallToolResult, type ContentBlock, type ListToolsResult, Tool, type ToolAnnotations } from '../protocol/schemas.js'
 
 /** Tool names as the spec recommends them (2025-11-25): 1 to 128 of A-Z a-z 0-9 _ - . */
@@ -223,7 +223,7 @@ export function toolHandlers (catalog: Catalog<ToolEntry>, raw: RawToolHandlers 
     }
     const tool = entry.compiled
     // preHandler hooks run once the arguments are valid, and may answer in the tool's place.
-    return callValidated(ctx, tool.input.validate(params.arguments === undefined ? {} : params.arguments, bounds),
+    return callValidated(ctx, tool.input.validate(params.arguments === undefined ? {} : params.arguments, bounds, declaredBodyBytes(ctx.request)),
       (invalid) => invalidArguments(tool, invalid), (valid) => run(tool, valid, ctx)) as CallToolResult | Promise<CallToolResult>
   }
   if (scopes !== undefined) scopes.callTool = definedOrRaw((params) => typeof params.name === 'string' ? catalog.entry(params.name) : NEEDS_NOTHING, scopes.callTool)

@@ -11,6 +11,9 @@
  * backtracking regular expression would, but nothing backtracks: every
  * possible parse steps forward at once, one character at a time (a Pike VM,
  * as RE2 runs), so the cost is the URI's length times the template's.
+ * Even linear, a 1 MB URI tried against every template stalls the event
+ * loop for a hundred milliseconds and more, so a URI longer than
+ * `MAX_TEMPLATE_URI_LENGTH` is never matched: it names no templated resource.
  *
  * A decoded value is refused (the URI names no resource) when it holds a
  * `/` or `\`, a control character, or is `.` or `..`: a handler joining it
@@ -26,13 +29,20 @@ export type TemplateVariableNames<T extends string> =
 /** `{ id: string }` for `notes://note/{id}`. */
 export type TemplateVariables<T extends string> = { [K in TemplateVariableNames<T>]: string }
 
+/**
+ * The longest URI matched against templates (characters); a longer one
+ * matches none. Far above any real resource URI, and what one match of it
+ * costs is a fraction of a millisecond.
+ */
+export const MAX_TEMPLATE_URI_LENGTH = 8192
+
 const EXPRESSION = /\{([^{}]*)\}/g
 const VARNAME = /^[A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*$/
 
 export interface UriTemplate {
   readonly template: string
   readonly variables: readonly string[]
-  /** The variables of `uri` (percent-decoded) when it matches, else undefined. */
+  /** The variables of `uri` (percent-decoded) when it matches, else undefined (always for a URI over `MAX_TEMPLATE_URI_LENGTH`). */
   match (uri: string): Record<string, string> | undefined
 }
 
@@ -149,6 +159,7 @@ export function parseUriTemplate (template: string, where: string): UriTemplate 
     template,
     variables: Object.freeze(variables),
     match (uri: string): Record<string, string> | undefined {
+      if (uri.length > MAX_TEMPLATE_URI_LENGTH) return undefined
       const found = matchSteps(steps, variables.length, uri)
       if (found === undefined) return undefined
       const values: Record<string, string> = Object.create(null)

@@ -11,7 +11,10 @@
  * it is shown: every failing path of a value of at most `DETAILED_VALUES`
  * values (the first `LISTED_PROBLEMS` as lines, the rest counted), the first
  * problem found of a larger one (a 1 MiB array of wrong items must not cost
- * half a million error objects to answer ten lines).
+ * half a million error objects to answer ten lines). Arguments of a body
+ * over `DETAILED_BODY_BYTES` get the first problem without their values
+ * being counted: walking the keys of a 1 MiB object costs as much again as
+ * parsing them did.
  */
 import { Kind, type TSchema, TypeGuard, TypeRegistry } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
@@ -35,9 +38,27 @@ export class Invalid {
 /** Values a failing value may hold and still have all its problems looked for (beyond: the first found). */
 export const DETAILED_VALUES = 1024
 
-/** Whether a failing value is small enough to look for all its problems. */
-export function detailed (value: unknown): boolean {
-  return valueCountWithin(value, DETAILED_VALUES) !== undefined
+/** Bytes a request's body may have for its failing arguments' values to be counted (see `detailed`). */
+export const DETAILED_BODY_BYTES = 64 * 1024
+
+/**
+ * The length of the body `request` declares (`Content-Length`), for
+ * `Validator.validate`: `Infinity` when it declares none (a chunked body),
+ * 0 without a request (a handler called directly).
+ */
+export function declaredBodyBytes (request: { readonly headers: Readonly<Record<string, unknown>> } | undefined): number {
+  if (request === undefined) return 0
+  const length = Number(request.headers['content-length'])
+  return Number.isSafeInteger(length) && length >= 0 ? length : Infinity
+}
+
+/**
+ * Whether a failing value is small enough to look for all its problems:
+ * it came in a body of at most `DETAILED_BODY_BYTES` (larger ones are not
+ * walked at all) and holds at most `DETAILED_VALUES` values.
+ */
+export function detailed (value: unknown, bodyBytes = 0): boolean {
+  return bodyBytes <= DETAILED_BODY_BYTES && valueCountWithin(value, DETAILED_VALUES) !== undefined
 }
 
 /**
@@ -70,9 +91,10 @@ export class ProblemList {
   }
 }
 
-/** The one line for a failing value too large to locate its problems in (see `DETAILED_VALUES`). */
-export function unlocated (root: string): Invalid {
-  return new Invalid([`${root}: invalid (more than ${DETAILED_VALUES} values: the problems were not located)`])
+/** The one line for a failing value too large to locate its problems in (see `detailed`). */
+export function unlocated (root: string, bodyBytes = 0): Invalid {
+  const why = bodyBytes > DETAILED_BODY_BYTES ? `a body over ${DETAILED_BODY_BYTES / 1024} KiB` : `more than ${DETAILED_VALUES} values`
+  return new Invalid([`${root}: invalid (${why}: the problems were not located)`])
 }
 
 /** Bounds on one call's arguments, from the endpoint's options. */
@@ -85,9 +107,11 @@ export interface Validator {
   /**
    * The value to hand on (declared defaults filled in; for a Standard Schema,
    * the library's output) or an `Invalid`. A Standard Schema library with
-   * asynchronous checks answers a promise of either.
+   * asynchronous checks answers a promise of either. `bodyBytes`: the
+   * length of the body the value came in (`declaredBodyBytes`), which
+   * bounds how far a failure is described (see `detailed`).
    */
-  validate (value: unknown, bounds?: ArgumentBounds): unknown
+  validate (value: unknown, bounds?: ArgumentBounds, bodyBytes?: number): unknown
 }
 
 /** One schema's use: named in errors, naming the value in problem lines, and whose value it checks. */
@@ -126,18 +150,21 @@ export function withinStack<R> (use: SchemaUse, run: () => R): R | Invalid {
  * through) answers that call as a server fault and is tried again on the next.
  */
 export class CompiledOnFirstUse<S> implements Validator {
-  #check: ((value: unknown) => unknown) | undefined
+  #check: Check | undefined
   constructor (
-    private readonly compile: (schema: S, use: SchemaUse) => (value: unknown) => unknown,
+    private readonly compile: (schema: S, use: SchemaUse) => Check,
     private readonly schema: S,
     private readonly use: SchemaUse
   ) {}
 
-  validate (value: unknown): unknown {
+  validate (value: unknown, _bounds?: ArgumentBounds, bodyBytes?: number): unknown {
     this.#check ??= this.compile(this.schema, this.use)
-    return this.#check(value)
+    return this.#check(value, bodyBytes)
   }
 }
+
+/** A compiled schema's check: the value to hand on or an `Invalid` (`bodyBytes`: see `Validator.validate`). */
+export type Check = (value: unknown, bodyBytes?: number) => unknown
 
 /** A JSON pointer (`/labels/1`) as a readable path (`labels[1]`); the root is `root`. */
 export function readablePath (pointer: string, root: string): string {
@@ -253,7 +280,7 @@ function hasReferences (node: unknown, where: string): boolean {
 }
 
 /** Finds the first problem of a failing value where the schema's own validator cannot stop at the first. */
-export type FirstProblem = (value: unknown) => Invalid
+export type FirstProblem = (value: unknown, bodyBytes?: number) => Invalid
 
 /**
  * Checks `schema` (a TypeBox 0.34 schema) now and compiles it on first use
@@ -263,7 +290,7 @@ export type FirstProblem = (value: unknown) => Invalid
  * problems in (TypeBox's error iterator cannot stop early where a long
  * valid stretch comes first).
  */
-export function compileValidator (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem = () => unlocated(use.root)): Validator {
+export function compileValidator (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem = (_value, bodyBytes) => unlocated(use.root, bodyBytes)): Validator {
   const where = use.where
   registerCommonFormats()
   const formats = unknownFormats(schema)
@@ -273,10 +300,11 @@ export function compileValidator (schema: TSchema, use: SchemaUse, firstProblem:
   if (!TypeGuard.IsSchema(schema)) throw new FST_MCP_INVALID_DEFINITION(where, 'the schema does not compile (not a well-formed TypeBox schema)')
   const compile = (s: TSchema, u: SchemaUse) => compileTypeBox(s, u, firstProblem)
   if (!hasReferences(schema, where)) return new CompiledOnFirstUse(compile, schema, use)
-  return { validate: compile(schema, use) }
+  const check = compile(schema, use)
+  return { validate: (value, _bounds, bodyBytes) => check(value, bodyBytes) }
 }
 
-function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem): (value: unknown) => unknown {
+function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem): Check {
   const root = use.root
   let compiled: TypeCheck<TSchema>
   try {
@@ -286,9 +314,9 @@ function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstPro
   }
   // Defaults are applied only when the schema declares some: the common case pays nothing.
   const defaults = use.direction === 'input' ? defaultsOf(schema) : undefined
-  function problems (value: unknown): Invalid {
+  function problems (value: unknown, bodyBytes: number | undefined): Invalid {
     // TypeBox's error iterator is many times slower than its check and walks to the first problem: not on a large value.
-    if (!detailed(value)) return firstProblem(value)
+    if (!detailed(value, bodyBytes)) return firstProblem(value, bodyBytes)
     const list = new ProblemList()
     for (const error of compiled.Errors(value)) {
       // the path quotes the client's keys: a few dozen characters of each line's
@@ -297,6 +325,6 @@ function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstPro
     return list.invalid(false, `${root}: invalid`)
   }
   return defaults !== undefined
-    ? (value) => withinStack(use, () => compiled.Check(defaults(value)) ? value : problems(value))
-    : (value) => withinStack(use, () => compiled.Check(value) ? value : problems(value))
+    ? (value, bodyBytes) => withinStack(use, () => compiled.Check(defaults(value)) ? value : problems(value, bodyBytes))
+    : (value, bodyBytes) => withinStack(use, () => compiled.Check(value) ? value : problems(value, bodyBytes))
 }

@@ -21,7 +21,7 @@ import { RequestStateCodec } from '../input/request-state.js'
 import { clip } from '../protocol/describe.js'
 import { isJsonObject, isRequestId } from '../protocol/jsonrpc.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
-import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import { echoedUri, ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { META_CLIENT_CAPABILITIES, META_CLIENT_INFO, META_LOG_LEVEL, META_PROTOCOL_VERSION } from '../protocol/meta.js'
 import { type EndpointMethodName, isAdvertised, type MethodEntry, methodIn, type ModuleMethod } from '../protocol/methods.js'
 import { isModernVersion, LEGACY_VERSIONS, MODERN_VERSIONS } from '../protocol/versions.js'
@@ -54,7 +54,7 @@ function resourceNotFoundNow (outcome: FailedOutcome, params: JsonObject): Outco
     ok: false,
     code: ErrorCode.InvalidParams,
     message: outcome.message,
-    data: typeof data.uri === 'string' ? data : { ...data, uri: params.uri }
+    data: typeof data.uri === 'string' ? data : { ...data, uri: typeof params.uri === 'string' ? echoedUri(params.uri) : params.uri }
   }
 }
 

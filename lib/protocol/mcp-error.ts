@@ -37,12 +37,24 @@ export class McpError extends Error {
 }
 
 /**
+ * The most characters of a client's URI an error's `data.uri` echoes: a
+ * longer one (a legacy request has no header bound: ~1 MB is possible) is
+ * cut there, with an ellipsis.
+ */
+export const MAX_ECHOED_URI_LENGTH = 8192
+
+/** `uri` as an error's `data.uri` carries it: whole, or cut to `MAX_ECHOED_URI_LENGTH` characters. */
+export function echoedUri (uri: string): string {
+  return uri.length > MAX_ECHOED_URI_LENGTH ? uri.slice(0, MAX_ECHOED_URI_LENGTH) + '…' : uri
+}
+
+/**
  * "Resource not found" for `readResource`: `throw resourceNotFound(params.uri)`.
  * It carries the legacy code (-32002) and `data.uri`; the modern endpoint
  * answers any -32002 as -32602 with the same data (SEP-2164), so a handler
  * never needs to know the era.
  */
 export function resourceNotFound (uri: string): McpError {
-  // The message quotes a few dozen characters; `data.uri` is the URI as asked (the spec's field).
-  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${clip(uri)}`, { uri })
+  // The message quotes a few dozen characters; `data.uri` is the URI as asked (the spec's field), within a bound.
+  return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${clip(uri)}`, { uri: echoedUri(uri) })
 }
