@@ -24,7 +24,8 @@ done
 name=$(node -p "require('./package.json').name")
 version=$(node -p "require('./package.json').version")
 repository=$(node -p "(require('./package.json').repository || {}).url || ''")
-tarball="release/${name}-${version}.tgz"
+# "./": npm would read "release/x.tgz" as a GitHub repository (owner/name)
+tarball="./release/${name}-${version}.tgz"
 
 problems=()
 if [ -d .git ] || git rev-parse --git-dir >/dev/null 2>&1; then
@@ -35,7 +36,7 @@ fi
 grep -Eq "^## \[${version//./\\.}\] - [0-9]{4}-[0-9]{2}-[0-9]{2}" CHANGELOG.md ||
   problems+=("CHANGELOG.md has no dated section \"## [${version}] - YYYY-MM-DD\"")
 [ -n "$repository" ] || problems+=("package.json has no repository.url (npm checks provenance against it)")
-if ! $dry_run && npm view "${name}@${version}" version 2>/dev/null | grep -q .; then
+if npm view "${name}@${version}" version 2>/dev/null | grep -q .; then
   problems+=("${name}@${version} is already on the registry")
 fi
 if [ ${#problems[@]} -gt 0 ]; then

@@ -222,10 +222,14 @@ export default class TapSummary extends Transform {
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const [flag, file = DEFAULT_REPORT_FILE] = process.argv.slice(2)
-  if (flag !== '--totals') {
-    console.error('usage: node scripts/tap-summary.mjs --totals [raw TAP file]  (as a reporter: .taprc `reporter`)')
+  if (flag === '--totals') {
+    // no raw TAP: tap never ran (a failure before it), which is one failure
+    console.log(existsSync(file) ? totalsLine(readFileSync(file, 'utf8')) : '0 passed, 1 failed')
+  } else if (flag === undefined && !process.stdin.isTTY) {
+    // a filter, as tap runs a reporter it finds executable: raw TAP in, the summary out
+    process.stdin.pipe(new TapSummary()).pipe(process.stdout)
+  } else {
+    console.error('usage: node scripts/tap-summary.mjs --totals [raw TAP file]  |  tap --reporter=tap | node scripts/tap-summary.mjs')
     process.exit(2)
   }
-  // no raw TAP: tap never ran (a failure before it), which is one failure
-  console.log(existsSync(file) ? totalsLine(readFileSync(file, 'utf8')) : '0 passed, 1 failed')
 }
