@@ -107,6 +107,15 @@ t.test('node scripts/tap-summary.mjs --totals: the line .ci/run ends with', asyn
   t.equal((await run(process.execPath, [SCRIPT, '--totals', join(work, 'missing.tap')])).stdout, '0 passed, 1 failed\n', 'no report: tap never ran')
 })
 
+t.test('as a filter (tap runs a reporter it finds executable that way): raw TAP in, the summary out', async (t) => {
+  const out = await new Promise<string>((resolve) => {
+    const child = execFile(process.execPath, [SCRIPT], { cwd: work, env: { ...process.env, TAP_REPORT_FILE: join(work, 'filter.tap') } }, (_error, stdout) => resolve(stdout))
+    child.stdin?.end(failing)
+  })
+  t.match(out, /^not ok\s+0\.2s {2}test\/a\.test\.ts .*\n {4}not ok group › inner fails\n/)
+  t.equal(readFileSync(join(work, 'filter.tap'), 'utf8'), failing, 'the raw TAP kept')
+})
+
 t.test('.ci/run ends with "N passed, N failed" whatever stops the run', async (t) => {
   // a copy of .ci/run and the script beside a fake npm, so no real report is touched
   const repo = join(work, 'ci')
