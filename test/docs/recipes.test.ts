@@ -6,12 +6,13 @@
  * its output is checked against the answer shown right after it (a ```json
  * block: the real answer must contain it; a ```text block: equal), or else
  * must be a JSON-RPC result. Any other shell block must say above it why no
- * test runs it (`<!-- docs-test: not run (why) -->`). Every ```json block
- * parses.
+ * test runs it (`<!-- docs-test: not run (why) -->`) or name the test file
+ * that runs it (`<!-- docs-test: run by test/....test.ts -->`, which must
+ * exist). Every ```json block parses.
  */
 import t, { type Test } from 'tap'
 import { execFile } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
 import { startAuthServer } from '../helpers/auth-server.js'
@@ -22,6 +23,8 @@ import { allBlocks, type Block, followingBlock, isShell } from './markdown.js'
 const run = promisify(execFile)
 const DOCUMENTED_ORIGIN = 'http://127.0.0.1:3000'
 const NOT_RUN = /^<!-- docs-test: not run \(.+\) -->$/
+/** Above a block another test runs: that test's file. */
+const RUN_BY = /^<!-- docs-test: run by (test\/\S+\.test\.ts) -->$/
 /** Above a recipe meant for a server with authorization on (one using `$TOKEN` needs no note). */
 const AUTHORIZATION_ON = '<!-- docs-test: authorization on -->'
 
@@ -35,14 +38,18 @@ const textOf = (file: string): string => {
 const where = (block: Block): string => `${block.file}:${block.line}`
 
 const shell = blocks.filter(isShell)
-const recipes = shell.filter((block) => /^curl\s/m.test(block.code) && !NOT_RUN.test(block.note ?? ''))
+const runElsewhere = (block: Block): boolean => {
+  const file = RUN_BY.exec(block.note ?? '')?.[1]
+  return file !== undefined && existsSync(join(REPO_ROOT, file))
+}
+const recipes = shell.filter((block) => /^curl\s/m.test(block.code) && !NOT_RUN.test(block.note ?? '') && !runElsewhere(block))
 const needsAuthorization = (block: Block): boolean => block.code.includes('$TOKEN') || block.note === AUTHORIZATION_ON
 t.ok(recipes.some((block) => block.file.startsWith('docs/')), `${recipes.length} curl recipes, some in docs/`)
 
 t.test('every other shell block says why it is not run', async (t) => {
-  const unexplained = shell.filter((block) => !recipes.includes(block) && !NOT_RUN.test(block.note ?? ''))
+  const unexplained = shell.filter((block) => !recipes.includes(block) && !NOT_RUN.test(block.note ?? '') && !runElsewhere(block))
   const unknownNotes = recipes.filter((block) => block.note !== undefined && block.note !== AUTHORIZATION_ON)
-  t.strictSame(unexplained.map(where), [], 'a block that is not a curl recipe carries <!-- docs-test: not run (why) -->')
+  t.strictSame(unexplained.map(where), [], 'a block that is not a curl recipe carries <!-- docs-test: not run (why) --> or <!-- docs-test: run by <an existing test file> -->')
   t.strictSame(unknownNotes.map(where), [], 'a note above a recipe is one this test knows')
 })
 

@@ -18,55 +18,16 @@
  * installed at the versions this checkout uses, so the npm cache serves them.
  */
 import t from 'tap'
-import { execFile } from 'node:child_process'
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join, posix, relative } from 'node:path'
 import { REPO_ROOT } from '../helpers/paths.js'
+import { cleanCopy, installedVersion, run, show } from '../helpers/package-project.js'
 import { optionalPeersOnlyTypesNeed, unexportedReachableTypes } from '../helpers/reachable-types.js'
 
 const NAME = 'fastify-mcp-capabilities'
-const STEP_TIMEOUT_MS = 600_000
 // npm pack, installs and seven compiles: minutes on an idle two-core machine, far more on a busy one
 t.setTimeout(1_800_000)
-
-interface Run { code: number | null, stdout: string, stderr: string }
-
-/** npm's own lifecycle variables would point a nested npm at this checkout. */
-function childEnv (): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env }
-  for (const key of Object.keys(env)) {
-    if (/^npm_(package_|lifecycle_|command$)/.test(key) || key === 'npm_config_local_prefix' || key === 'INIT_CWD') delete env[key]
-  }
-  return env
-}
-
-/**
- * `bare`: without tap's NODE_OPTIONS loaders, which break an ES module `tsc`
- * such as TypeScript 7's (tap puts them back into any child it sees spawned,
- * so a shell drops them just before the program starts).
- */
-function run (command: string, args: string[], cwd: string, bare = false): Promise<Run> {
-  if (bare) {
-    args = ['-c', 'unset NODE_OPTIONS; exec "$0" "$@"', command, ...args]
-    command = '/bin/sh'
-  }
-  return new Promise((resolve) => {
-    execFile(command, args, { cwd, env: childEnv(), timeout: STEP_TIMEOUT_MS, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof error.code === 'number' ? error.code : null
-      resolve({ code, stdout, stderr })
-    })
-  })
-}
-
-function show (r: Run): string {
-  return `exit ${String(r.code)}\n${r.stdout.slice(-4000)}\n${r.stderr.slice(-4000)}`
-}
-
-/** The version of a package installed in this checkout (so the npm cache has it). */
-function installedVersion (name: string): string {
-  return JSON.parse(readFileSync(join(REPO_ROOT, 'node_modules', name, 'package.json'), 'utf8')).version
-}
 
 const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
 /** Import specifiers of every code entry: '.', './client', ... (not './package.json'). */
@@ -83,9 +44,7 @@ let tarball = ''
 let packed: string[] = []
 
 t.test('npm pack builds the package once, from a clean copy (prepack cleans, prepare builds)', async (t) => {
-  const skip = new Set(['node_modules', 'dist', '.git', '.tap', '.peers', 'test', 'bench', 'examples', 'coverage'])
-  cpSync(REPO_ROOT, copy, { recursive: true, filter: (src) => !skip.has(relative(REPO_ROOT, src).split(/[\\/]/)[0] ?? '') || src === REPO_ROOT })
-  symlinkSync(join(REPO_ROOT, 'node_modules'), join(copy, 'node_modules'), 'dir')
+  cleanCopy(copy)
   // a leftover from an older build: prepack must not ship it
   mkdirSync(join(copy, 'dist', 'lib'), { recursive: true })
   writeFileSync(join(copy, 'dist', 'lib', 'stale-leftover.js'), 'export {}\n')

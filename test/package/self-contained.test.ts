@@ -10,7 +10,7 @@ import { REPO_ROOT, SPEC_DIR } from '../helpers/paths.js'
 
 // spelled in pieces so this file does not match itself
 const FORBIDDEN = ['..' + '/shared', 'MCP_' + 'SHARED']
-const ROOTS = ['lib', 'test', 'bench', 'examples', '.ci', 'package.json', 'tsconfig.json', 'tsconfig.build.json', '.taprc']
+const ROOTS = ['lib', 'test', 'bench', 'examples', '.ci', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json', '.taprc']
 const SKIP = new Set(['node_modules', 'dist', '.tap', 'results', 'fixtures'])
 
 function * files (path: string): Generator<string> {
