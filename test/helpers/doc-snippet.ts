@@ -4,7 +4,7 @@
  * packages resolve from node_modules, then removed), the package's import
  * names pointed at the sources in lib/, run by tsx in a child process.
  */
-import { execFile } from 'node:child_process'
+import { type ChildProcess, execFile, spawn } from 'node:child_process'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -46,4 +46,36 @@ export async function runSnippet (code: string, options: { timeoutMs?: number, r
   } finally {
     rmSync(file, { force: true })
   }
+}
+
+/** A snippet running in the background: its output so far, a wait for a line, and a stop (kills it, removes its file). */
+export interface RunningSnippet {
+  child: ChildProcess
+  output: () => string
+  waitFor: (pattern: RegExp, timeoutMs?: number) => Promise<RegExpExecArray>
+  stop: () => void
+}
+
+/** Starts `code` (already rewritten) as a module in a child process, for a test that acts while it runs. */
+export function startSnippet (code: string): RunningSnippet {
+  const file = join(REPO_ROOT, 'test', 'docs', `snippet-${process.pid}-${++written}.tmp.ts`)
+  writeFileSync(file, code)
+  const child = spawn(join(REPO_ROOT, 'node_modules', '.bin', 'tsx'), [file], { cwd: REPO_ROOT, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] })
+  let output = ''
+  child.stdout?.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+  child.stderr?.on('data', (chunk: Buffer) => { output += chunk.toString('utf8') })
+  const stop = (): void => {
+    if (child.exitCode === null && child.signalCode === null) child.kill()
+    rmSync(file, { force: true })
+  }
+  const waitFor = async (pattern: RegExp, timeoutMs = 30_000): Promise<RegExpExecArray> => {
+    const deadline = Date.now() + timeoutMs
+    for (;;) {
+      const match = pattern.exec(output)
+      if (match !== null) return match
+      if (Date.now() > deadline || child.exitCode !== null) throw new Error(`the snippet never printed ${String(pattern)}; its output:\n${output}`)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+  }
+  return { child, output: () => output, waitFor, stop }
 }
