@@ -98,6 +98,12 @@ export const FST_MCP_INVALID_ROUTE_TOOL = coded<'FST_MCP_INVALID_ROUTE_TOOL', [s
   TypeError
 )
 
+/** `routes` is on, no route became a tool, and routes were declared before the plugin (lib/routes/declared-routes.ts): the second argument lists them. */
+export const FST_MCP_ROUTES_DECLARED_BEFORE = coded<'FST_MCP_ROUTES_DECLARED_BEFORE', [string]>(
+  'FST_MCP_ROUTES_DECLARED_BEFORE',
+  'The plugin was registered with `routes` on but no route became a tool, and these routes were declared before the plugin, where its onRoute hook cannot see them (nor read their config.mcp): %s. Register the plugin (with await) before your routes, or drop the `routes` option if no route is a tool'
+)
+
 export const FST_MCP_ROUTE_ARGUMENT_COLLISION = coded<'FST_MCP_ROUTE_ARGUMENT_COLLISION', [string, string, string, string]>(
   'FST_MCP_ROUTE_ARGUMENT_COLLISION',
   'Route %s cannot be a tool: the argument "%s" would be both in the %s and in the %s (leave a part out with config.mcp.querystring/params: false, or name the whole body with config.mcp.body: "<name>")'

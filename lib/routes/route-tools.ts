@@ -6,7 +6,7 @@
  * shared schema is known) each becomes a definition in the tools catalogue.
  */
 import type { FastifyInstance, RouteOptions } from 'fastify'
-import { FST_MCP_INVALID_ROUTE_TOOL } from '../errors.js'
+import { FST_MCP_INVALID_ROUTE_TOOL, FST_MCP_ROUTES_DECLARED_BEFORE } from '../errors.js'
 import { array, custom, func, group, integer, toggle } from '../check/option-spec.js'
 import type { Catalog } from '../definitions/catalog.js'
 import type { ToolEntry } from '../definitions/tools.js'
@@ -17,6 +17,7 @@ import { checkRouteTool, RESERVED_HEADERS } from './route-config.js'
 import { createRouteCaller, type RouteCallSettings } from './route-call.js'
 import { type CollectedRoute, routeToolEntry } from './route-tool.js'
 import { sharedSchemasOf } from './route-schema.js'
+import { routesDeclaredSoFar } from './declared-routes.js'
 
 export type { RouteToolOptions } from './route-config.js'
 
@@ -72,7 +73,8 @@ const METHODS_NOT_TOOLS = new Set(['HEAD', 'OPTIONS'])
  */
 export function installRouteTools (fastify: FastifyInstance, settings: RouteCallSettings | undefined, catalog: Catalog<ToolEntry> | undefined): () => void {
   installInnerRequestChecks(fastify, settings !== undefined)
-  if (settings !== undefined) warnRoutesDeclaredBefore(fastify)
+  // Taken now: the routes declared from here on are the ones the onRoute hook below sees.
+  const declaredBefore = settings === undefined ? [] : routesDeclaredSoFar(fastify)
   const routes: Array<{ route: CollectedRoute, context: FastifyInstance }> = []
   fastify.addHook('onRoute', function (options: RouteOptions) {
     const config = options.config as { mcp?: unknown } | undefined
@@ -103,6 +105,7 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
   if (settings === undefined || catalog === undefined) return NO_ROUTE_TOOLS
   const call = createRouteCaller(fastify, settings)
   return function settleRouteTools () {
+    reportRoutesDeclaredBefore(fastify, declaredBefore, routes.length)
     // The shared schemas of each route's own context, read once per context.
     const shared = new Map<FastifyInstance, ReturnType<typeof sharedSchemasOf>>()
     for (const { route, context } of routes.splice(0)) {
@@ -120,15 +123,15 @@ export function installRouteTools (fastify: FastifyInstance, settings: RouteCall
 const NO_ROUTE_TOOLS = (): void => {}
 
 /**
- * Routes declared before the plugin were never seen by its `onRoute` hook,
- * and their config cannot be read afterwards: one with `config.mcp` would
- * not be a tool. They are named in a warning, so none vanishes without a word.
+ * Routes declared before the plugin were never seen by its `onRoute` hook and
+ * their config cannot be read any more, so one marked `config.mcp` would not be
+ * a tool without a word. With no route tool at all the order is surely wrong:
+ * `ready()` fails naming them; with some, a warning names them.
  */
-function warnRoutesDeclaredBefore (fastify: FastifyInstance): void {
-  const tree = fastify.printRoutes({ commonPrefix: false }).trimEnd()
-  if (tree === '') return
-  const routes = tree.split('\n').map((line) => line.replace(/^[\s│├└─]+/, ''))
-  fastify.log.warn({ routes }, 'fastify-mcp-capabilities: routes were declared before the plugin was registered with `routes` on; only routes declared after it can be tools, so any of these with config.mcp is not one (register the plugin before your routes)')
+function reportRoutesDeclaredBefore (fastify: FastifyInstance, declaredBefore: string[], toolCount: number): void {
+  if (declaredBefore.length === 0) return
+  if (toolCount === 0) throw new FST_MCP_ROUTES_DECLARED_BEFORE(declaredBefore.join('; '))
+  fastify.log.warn({ routes: declaredBefore }, 'fastify-mcp-capabilities: routes were declared before the plugin was registered with `routes` on; only routes declared after it can be tools, so any of these with config.mcp is not one (register the plugin before your routes)')
 }
 
 /** Where the tools of `catalog` are served from, for MCP hooks (they apply by context): a route-backed tool's route context. */

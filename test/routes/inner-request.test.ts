@@ -73,17 +73,3 @@ t.test('@fastify/rate-limit counts a route-backed call once with allowList', asy
     else t.notSame(results, [true, true, true], 'without it each call counts twice and the limit of 5 is hit early')
   }
 })
-
-t.test('routes declared before the plugin are named in a warning (issue 34, item 2)', async (t) => {
-  const lines: Array<Record<string, unknown>> = []
-  const app = Fastify({ logger: { level: 'warn', stream: { write: (line: string) => { lines.push(JSON.parse(line)) } } } })
-  t.teardown(() => app.close())
-  app.get('/early/:id', { config: { mcp: true } }, async () => 'never a tool')
-  await app.register(mcpCapabilities, { server: {}, serverInfo: SERVER_INFO, routes: true })
-  app.get('/late', { config: { mcp: true } }, async () => 'a tool')
-  await app.ready()
-  const warning = lines.find((line) => String(line.msg).includes('declared before the plugin'))
-  t.ok(warning, 'a warning')
-  t.match(JSON.stringify(warning?.routes), /early\/:id \(GET/, 'naming the early route')
-  t.strictSame((await injectClient(app, { era: 'modern' }).listTools()).tools.map((tool) => tool.name), ['get_late'])
-})
