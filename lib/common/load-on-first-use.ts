@@ -1,6 +1,7 @@
 /**
  * CommonJS dependencies only some deployments use (Ajv's 2020-12 build for
- * plain JSON Schemas, yaml for skills, light-my-request for route tools),
+ * plain JSON Schemas, yaml for skills, light-my-request for route tools,
+ * `@opentelemetry/api` once a provider is registered),
  * loaded synchronously the first time they are needed rather than when the
  * package is imported: each costs tens of milliseconds of start-up, paid on
  * every new process (bench/cold-start.ts, docs/performance.md). They are
@@ -17,5 +18,15 @@ export function loadOnFirstUse<T> (specifier: string): () => T {
   return () => {
     loaded ??= require(specifier) as T
     return loaded
+  }
+}
+
+/** Whether `specifier` resolves from here (an optional peer dependency is installed), without loading it. */
+export function installed (specifier: string): boolean {
+  try {
+    require.resolve(specifier)
+    return true
+  } catch {
+    return false
   }
 }
