@@ -21,7 +21,7 @@ const START_TIMEOUT_MS = 30_000
 const CLOCK_TICKS = 100
 
 /** Compiles bench/servers/*.ts (and what they import from lib/) into bench/results/build. */
-export function compileServers (names: readonly ServerName[]): void {
+export function compileServers (names: readonly string[]): void {
   const tsc = join(REPO_DIR, 'node_modules', 'typescript', 'bin', 'tsc')
   const files = names.map((name) => join(BENCH_DIR, 'servers', `${name}.ts`))
   execFileSync(process.execPath, [
@@ -57,8 +57,8 @@ export function pinSelf (cpu: string): void {
   execFileSync('taskset', ['-a', '-cp', cpu, String(process.pid)], { stdio: 'ignore' })
 }
 
-export interface RunningServer {
-  name: ServerName
+export interface RunningServer<N extends string = ServerName> {
+  name: N
   pid: number
   port: number
   child: ChildProcess
@@ -72,9 +72,11 @@ export interface LaunchOptions {
   /** Sent over IPC right after start (the bare server's canned answers). */
   init?: object
   cwd?: string
+  /** Added to this process's environment. */
+  env?: Record<string, string>
 }
 
-export async function launch (name: ServerName, options: LaunchOptions): Promise<RunningServer> {
+export async function launch<N extends string = ServerName> (name: N, options: LaunchOptions): Promise<RunningServer<N>> {
   const file = join(BUILD_DIR, 'bench', 'servers', `${name}.js`)
   const nodeArgv = [...(options.nodeArgs ?? []), file]
   const started = await startServerProcess({
@@ -82,7 +84,7 @@ export async function launch (name: ServerName, options: LaunchOptions): Promise
     command: options.pin === null ? process.execPath : 'taskset',
     args: options.pin === null ? nodeArgv : ['-c', options.pin, process.execPath, ...nodeArgv],
     cwd: options.cwd ?? REPO_DIR,
-    env: process.env,
+    env: options.env === undefined ? process.env : { ...process.env, ...options.env },
     inherit: true,
     init: options.init,
     startTimeoutMs: START_TIMEOUT_MS,

@@ -19,7 +19,7 @@ import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { choosePinning, compileServers, launch, pinSelf, REPO_DIR, RESULTS_DIR, type RunningServer } from './launch.js'
-import { type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
+import { cannedKey, type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
 import type { AnswersMessage } from './servers/bare.js'
 import { capture, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
@@ -148,7 +148,7 @@ async function profileServer (name: ServerName, settings: Settings, schemas: Spe
       init = { type: 'answers', answers: [] }
       for (const scenario of scenarios) {
         const captured = await capture(reference.port, scenario)
-        init.answers.push({ method: JSON.parse(scenario.body).method, status: captured.status, headers: stableHeaders(captured.headers), body: captured.bytes.toString('base64') })
+        init.answers.push({ key: cannedKey(JSON.parse(scenario.body)) ?? scenario.name, status: captured.status, headers: stableHeaders(captured.headers), body: captured.bytes.toString('base64') })
       }
       await reference.stop()
     }

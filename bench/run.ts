@@ -17,11 +17,11 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon, { type Result } from 'autocannon'
 import { choosePinning, compileServers, launch, pinSelf, readCpuSeconds, readMemory, resetPeakMemory, RESULTS_DIR, type RunningServer } from './launch.js'
-import { SCENARIOS, type Scenario, type ScenarioName, type ServerName } from './scenarios.js'
+import { cannedKey, SCENARIOS, type Scenario, type ScenarioName, type ServerName } from './scenarios.js'
 import type { AnswersMessage } from './servers/bare.js'
 import { capture, type Captured, differences, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
-const ALL_SERVERS: readonly ServerName[] = ['plugin', 'defined', 'bare', 'official', 'official-zod']
+const ALL_SERVERS: readonly ServerName[] = ['plugin', 'defined', 'bare', 'official', 'official-zod', 'tmcp']
 /** A server process using this share of its core is the bottleneck, as a benchmark wants. */
 const SATURATED = 0.85
 
@@ -32,11 +32,13 @@ const HELP = `Usage: npm run bench -- [options]
   --duration S         seconds per timed run              (env BENCH_DURATION, default 4)
   --warmup S           seconds of warm-up per server      (env BENCH_WARMUP, default 2)
   --connections N      autocannon connections             (default 10; pipelining is 1)
-  --servers a,b        subset of plugin,defined,bare,official,official-zod (default all;
+  --servers a,b        subset of plugin,defined,bare,official,official-zod,tmcp (default all;
                        the bare server copies plugin's bytes, or official's without plugin;
                        defined = the tools from defineTools, official-zod = the official
-                       stack with zod schemas, both in tools/call only)
-  --scenarios a,b      subset of discover,initialize,tools/list,rejected,tools/call
+                       stack with zod schemas, tmcp = tmcp 1.x with zod, the three in
+                       tools/call only)
+  --scenarios a,b      subset of discover,initialize,tools/list,rejected,tools/call,
+                       "legacy tools/call"
   --no-pin             do not pin with taskset
   --strict             exit 1 when a target is missed
   --out FILE           JSON output (default bench/results/latest.json)
@@ -335,6 +337,18 @@ function ratios (cells: Map<ScenarioName, Map<ServerName, Cell>>): Ratio[] {
     out.push(ratio('defined/official req/s', 'tools/call', 'rps', defined, official, { op: '>=', value: 6 }))
     out.push(ratio('official/defined CPU/req', 'tools/call', 'cpuPerRequest', official, defined, { op: '>=', value: 6 }))
   }
+  const legacyRaw = get('legacy tools/call', 'plugin')
+  const legacyBare = get('legacy tools/call', 'bare')
+  if (legacyRaw !== null && legacyBare !== null) {
+    out.push(ratio('plugin/bare CPU/req', 'legacy tools/call', 'cpuPerRequest', legacyRaw, legacyBare, { op: '<=', value: 1.08 }))
+    out.push(ratio('plugin/bare p99', 'legacy tools/call', 'p99', legacyRaw, legacyBare, { op: '<=', value: 1.2 }))
+  }
+  for (const scenario of ['tools/call', 'legacy tools/call'] as const) {
+    // tmcp, the fastest other MCP framework on Node, validating with zod as the defined tools validate with TypeBox
+    const validated = get(scenario, 'defined')
+    const tmcp = get(scenario, 'tmcp')
+    if (validated !== null && tmcp !== null) out.push(ratio('tmcp/defined CPU/req', scenario, 'cpuPerRequest', tmcp, validated, { op: '>=', value: 6 }))
+  }
   const memory = peakMemory(cells, 'plugin', 'bare')
   if (memory !== null) out.push(ratio('plugin/bare peak RSS', 'all', 'rss', memory[0], memory[1], { op: '<=', value: 1.15 }))
   const rejected = get('rejected', 'plugin')
@@ -442,7 +456,7 @@ async function main (): Promise<number> {
       for (const scenario of config.scenarios.filter((s) => s.servers.includes('bare'))) {
         const captured = reference.get(scenario.name) ?? fail(`no ${referenceName} answer to copy for ${scenario.name}`)
         canned.answers.push({
-          method: JSON.parse(scenario.body).method,
+          key: cannedKey(JSON.parse(scenario.body)) ?? fail(`${scenario.name}: no method in the body`),
           status: captured.status,
           headers: stableHeaders(captured.headers),
           body: captured.bytes.toString('base64')

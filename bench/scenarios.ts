@@ -4,8 +4,8 @@
  */
 import { callTool, SERVER_INFO, TOOLS } from './catalog.js'
 
-export type ServerName = 'plugin' | 'bare' | 'official' | 'defined' | 'official-zod'
-export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected' | 'tools/call'
+export type ServerName = 'plugin' | 'bare' | 'official' | 'defined' | 'official-zod' | 'tmcp'
+export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected' | 'tools/call' | 'legacy tools/call'
 
 export const MODERN_VERSION = '2026-07-28'
 export const LEGACY_VERSION = '2025-11-25'
@@ -44,6 +44,15 @@ function modernHeaders (method: string): Record<string, string> {
     'mcp-protocol-version': MODERN_VERSION,
     'mcp-method': method
   }
+}
+
+/**
+ * What the bare server (servers/bare.ts) finds an answer by: the method and
+ * the era (a modern request carries `_meta`), as both eras call tools.
+ */
+export function cannedKey (body: { method?: unknown, params?: { _meta?: unknown } } | null): string | undefined {
+  if (typeof body?.method !== 'string') return undefined
+  return `${body.method} ${body.params?._meta === undefined ? 'legacy' : 'modern'}`
 }
 
 function request (method: string, params: object): string {
@@ -153,7 +162,23 @@ export const SCENARIOS: readonly Scenario[] = [
       return problems
     },
     // plugin: the tool as a raw handler; defined: the same tool from defineTools, arguments validated;
-    // official validates with the SDK's JSON Schema validator, official-zod with zod schemas
-    servers: ['plugin', 'defined', 'bare', 'official', 'official-zod']
+    // official validates with the SDK's JSON Schema validator, official-zod and tmcp with zod schemas
+    servers: ['plugin', 'defined', 'bare', 'official', 'official-zod', 'tmcp']
+  },
+  {
+    name: 'legacy tools/call',
+    what: 'legacy tools/call (2025-11-25, no session) of search_issues with three arguments',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': LEGACY_VERSION },
+    body: request('tools/call', { name: 'search_issues', arguments: CALL_ARGUMENTS }),
+    status: 200,
+    schema: { version: LEGACY_VERSION, message: 'JSONRPCResultResponse', result: 'CallToolResult' },
+    check (m) {
+      const problems: string[] = []
+      expect(problems, m.id === 1, 'id is not 1')
+      expect(problems, m.result?.isError !== true, 'the call failed')
+      expect(problems, m.result?.content?.[0]?.text === callTool('search_issues', CALL_ARGUMENTS).content[0]?.text, `content is ${JSON.stringify(m.result?.content)}`)
+      return problems
+    },
+    servers: ['plugin', 'defined', 'bare', 'official', 'official-zod', 'tmcp']
   }
 ]

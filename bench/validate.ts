@@ -72,8 +72,8 @@ export async function capture (port: number, scenario: Scenario): Promise<Captur
   return { status: response.status, headers, bytes, body: bytes.toString('utf8') }
 }
 
-/** Headers that legitimately differ per response or per connection. */
-const VOLATILE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding'])
+/** Headers that legitimately differ per response or per connection (tmcp opens a session for each sessionless legacy request). */
+const VOLATILE_HEADERS = new Set(['date', 'connection', 'keep-alive', 'content-length', 'transfer-encoding', 'mcp-session-id'])
 
 /** The response headers a byte-identical copy must repeat. */
 export function stableHeaders (headers: Record<string, string>): Record<string, string> {

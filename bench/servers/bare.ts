@@ -6,10 +6,11 @@
  */
 import Fastify from 'fastify'
 import { receive, serve } from '../child.js'
+import { cannedKey } from '../scenarios.js'
 
 export interface CannedAnswer {
-  /** JSON-RPC method of the request this answers. */
-  method: string
+  /** The request this answers, by method and era (`cannedKey`). */
+  key: string
   status: number
   headers: Record<string, string>
   /** Base64 of the exact body bytes. */
@@ -19,12 +20,12 @@ export interface CannedAnswer {
 export interface AnswersMessage { type: 'answers', answers: CannedAnswer[] }
 
 const { answers } = await receive<AnswersMessage>('answers')
-const byMethod = new Map(answers.map((answer) => [answer.method, { ...answer, body: Buffer.from(answer.body, 'base64') }]))
+const byKey = new Map(answers.map((answer) => [answer.key, { ...answer, body: Buffer.from(answer.body, 'base64') }]))
 
 const app = Fastify()
 app.post('/mcp', (request, reply) => {
-  const method = (request.body as { method?: unknown } | null)?.method
-  const answer = typeof method === 'string' ? byMethod.get(method) : undefined
+  const key = cannedKey(request.body as Parameters<typeof cannedKey>[0])
+  const answer = key === undefined ? undefined : byKey.get(key)
   if (answer === undefined) {
     reply.code(404).send()
     return

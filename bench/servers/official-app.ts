@@ -15,9 +15,18 @@ import { createMcpHandler, McpServer, type StandardSchemaWithJSON } from '@model
 import { callTool, DISCOVER_HINTS, SERVER_INFO, type ToolDefinition, TOOLS } from '../catalog.js'
 import { serve } from '../child.js'
 
+/** Tools and what their calls answer: the catalogue's by default (bench/cold-start-catalog.ts has ten more). */
+export interface OfficialCatalogue {
+  tools: readonly ToolDefinition[]
+  call: (name: string, args: Record<string, unknown>) => ReturnType<typeof callTool>
+}
+
 /** Serves the catalogue's tools, each validated with the input schema `inputSchemaOf` gives (made once, not per request). */
-export async function serveOfficial (inputSchemaOf: (tool: ToolDefinition) => StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>): Promise<void> {
-  const tools = TOOLS.map((tool) => ({ tool, inputSchema: inputSchemaOf(tool) }))
+export async function serveOfficial (
+  inputSchemaOf: (tool: ToolDefinition) => StandardSchemaWithJSON<Record<string, unknown>, Record<string, unknown>>,
+  catalogue: OfficialCatalogue = { tools: TOOLS, call: callTool }
+): Promise<void> {
+  const tools = catalogue.tools.map((tool) => ({ tool, inputSchema: inputSchemaOf(tool) }))
   const factory = (): McpServer => {
     const server = new McpServer({ ...SERVER_INFO }, { cacheHints: { 'server/discover': { ...DISCOVER_HINTS } } })
     for (const { tool, inputSchema } of tools) {
@@ -26,7 +35,7 @@ export async function serveOfficial (inputSchemaOf: (tool: ToolDefinition) => St
         description: tool.description,
         inputSchema,
         annotations: tool.annotations
-      }, async (args: Record<string, unknown>) => callTool(tool.name, args))
+      }, async (args: Record<string, unknown>) => catalogue.call(tool.name, args))
     }
     return server
   }

@@ -15,12 +15,16 @@
  * mode; the instance listing every failing path is compiled on the first
  * failing value small enough to list (see `DETAILED_VALUES`).
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js'
+import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
 import { FormatRegistry } from '@sinclair/typebox'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
 import { clip } from '../protocol/describe.js'
+import { loadOnFirstUse } from '../common/load-on-first-use.js'
 import { type Check, CompiledOnFirstUse, constants, detailed, type FirstProblem, type Invalid, ProblemList, readablePath, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
+
+/** Ajv's 2020-12 build is loaded with the first plain JSON Schema defined, not with the package. */
+const ajv2020 = loadOnFirstUse<typeof import('ajv/dist/2020.js')>('ajv/dist/2020.js')
 
 const DRAFT_2020_12 = /^https:\/\/json-schema\.org\/draft\/2020-12\/schema#?$/
 
@@ -28,7 +32,7 @@ let meta: Ajv2020 | undefined
 
 /** The instance that checks schemas against the 2020-12 meta-schema (it compiles nothing else, so it keeps nothing per schema). */
 function metaChecker (): Ajv2020 {
-  meta ??= new Ajv2020({ strict: false, logger: false })
+  meta ??= new (ajv2020().Ajv2020)({ strict: false, logger: false })
   return meta
 }
 
@@ -39,7 +43,7 @@ function metaChecker (): Ajv2020 {
  */
 function newAjv (applyDefaults: boolean, allErrors: boolean): Ajv2020 {
   // verbose: an error carries its schema (a union's constants are read from it)
-  return new Ajv2020({ allErrors, strict: false, useDefaults: applyDefaults, validateSchema: false, verbose: true, logger: false })
+  return new (ajv2020().Ajv2020)({ allErrors, strict: false, useDefaults: applyDefaults, validateSchema: false, verbose: true, logger: false })
 }
 
 function checkFormats (schema: unknown, where: string): void {

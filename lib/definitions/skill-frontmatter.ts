@@ -7,8 +7,11 @@
  * `description`. The parsed object is what `skills/list` and `skills/get`
  * carry as `frontmatter`, every field the author wrote passing through.
  */
-import { parseDocument, stringify } from 'yaml'
+import { loadOnFirstUse } from '../common/load-on-first-use.js'
 import { isPlainObject } from './plain.js'
+
+/** yaml is loaded with the first skill, not with the package. */
+const yaml = loadOnFirstUse<typeof import('yaml')>('yaml')
 
 /** Longest frontmatter block read (the Agent Skills format keeps it to a few fields). */
 export const MAX_FRONTMATTER_BYTES = 64 * 1024
@@ -66,7 +69,7 @@ export function parseFrontmatter (text: string, expectedName: string): Frontmatt
   if (Buffer.byteLength(yamlText) > MAX_FRONTMATTER_BYTES) return { ok: false, problem: `the frontmatter is longer than ${MAX_FRONTMATTER_BYTES} bytes` }
   let value: unknown
   try {
-    const document = parseDocument(yamlText, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false })
+    const document = yaml().parseDocument(yamlText, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false })
     const error = document.errors[0]
     if (error !== undefined) return { ok: false, problem: `the frontmatter is not valid YAML: ${error.message.split('\n')[0] as string}` }
     value = document.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
@@ -83,7 +86,7 @@ export function parseFrontmatter (text: string, expectedName: string): Frontmatt
 
 /** `frontmatter` as the text of a `SKILL.md` opening, followed by `body`. */
 export function renderSkillMd (frontmatter: SkillFrontmatter, body: string): string {
-  return '---\n' + stringify(frontmatter, { version: '1.2', aliasDuplicateObjects: false }) + '---\n\n' + body
+  return '---\n' + yaml().stringify(frontmatter, { version: '1.2', aliasDuplicateObjects: false }) + '---\n\n' + body
 }
 
 /** A JSON copy (plain objects, arrays, finite numbers, strings, booleans, null); undefined when something else is inside. */

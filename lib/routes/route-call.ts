@@ -26,7 +26,8 @@
 import { STATUS_CODES } from 'node:http'
 import type { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
-import { inject, type InjectOptions } from 'light-my-request'
+import type { InjectOptions } from 'light-my-request'
+import { loadOnFirstUse } from '../common/load-on-first-use.js'
 import type { CallToolResult } from '../protocol/schemas.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import { isPlainObject } from '../definitions/plain.js'
@@ -36,6 +37,8 @@ import type { RoutePlan } from './route-tool.js'
 
 /** Characters of a route's error message kept in a tool error. */
 const ERROR_TEXT_CHARS = 4096
+
+const lightMyRequest = loadOnFirstUse<typeof import('light-my-request')>('light-my-request')
 
 export interface RouteCallSettings {
   /** Headers of the MCP request copied onto the route's request (lower case). */
@@ -85,6 +88,8 @@ async function readCapped (stream: Readable, max: number): Promise<Buffer | unde
 }
 
 export function createRouteCaller (fastify: FastifyInstance, settings: RouteCallSettings) {
+  // loaded now, at registration, so the first route tool call does not pay for it
+  const { inject } = lightMyRequest()
   return async function callRoute (plan: RoutePlan, args: Record<string, unknown>, ctx: HandlerContext): Promise<CallToolResult> {
     const pathValues: Record<string, string> = {}
     const query: Record<string, string | string[]> = {}

@@ -18,15 +18,20 @@ import type { ServerResponse } from 'node:http'
 import { Readable } from 'node:stream'
 import type { FastifyInstance } from 'fastify'
 import type { inject as lightMyRequest } from 'light-my-request'
-import { sseEvents } from '../client/sse-reader.js'
+import type { sseEvents as readSseEvents } from '../client/sse-reader.js'
 
 export type Inject = typeof lightMyRequest
 
-/** Where calls go: the app, the endpoint's path and light-my-request's `inject`. */
+/**
+ * Where calls go: the app, the endpoint's path, light-my-request's `inject`
+ * and the SSE reader (both loaded by serveStdio, so importing the package
+ * loads neither).
+ */
 export interface EndpointTarget {
   readonly app: FastifyInstance
   readonly path: string
   readonly inject: Inject
+  readonly sseEvents: typeof readSseEvents
 }
 
 export class EndpointCall {
@@ -57,7 +62,7 @@ export class EndpointCall {
       if (this.#cancelled) return
       const type = String(response.headers['content-type'] ?? '')
       if (type.startsWith('text/event-stream')) {
-        for await (const event of sseEvents(Readable.toWeb(body) as ReadableStream<Uint8Array>)) {
+        for await (const event of target.sseEvents(Readable.toWeb(body) as ReadableStream<Uint8Array>)) {
           if (this.#cancelled) return
           if (event.data !== '') yield event.data
         }

@@ -51,6 +51,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
   if (onStdout && loggerWritesToFd1(app.log, process.stdout)) throw new FST_MCP_STDIO_LOGGER_ON_STDOUT()
 
   const inject = (await import('light-my-request')).default as Inject
+  const { sseEvents } = await import('../client/sse-reader.js')
   const guard = onStdout ? guardStdout(process.stdout, process.stderr) : undefined
   const log = app.log.child({ transport: 'stdio' })
   let closing: Promise<void> | undefined
@@ -60,7 +61,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
     void close('output closed', 0)
   })
   const connection = new StdioConnection({
-    target: { app, path: mcp.path, inject },
+    target: { app, path: mcp.path, inject, sseEvents },
     headers: { ...BASE_HEADERS, ...settings.headers },
     writer,
     log,

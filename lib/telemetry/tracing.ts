@@ -21,6 +21,7 @@
 import type * as Otel from '@opentelemetry/api'
 import { extractTraceContext, hasTraceContext } from './trace-context.js'
 import type { TelemetryOptions } from './telemetry-options.js'
+import { installed, loadOnFirstUse } from '../common/load-on-first-use.js'
 
 const SCOPE_NAME = 'fastify-mcp-capabilities'
 const SCOPE_VERSION = '0.1.0'
@@ -79,29 +80,68 @@ export interface RequestTrace {
   end (errorType: string | undefined): void
 }
 
+/**
+ * Where `@opentelemetry/api` 1.x keeps what is registered with it (its
+ * internal/global-utils): present once an SDK, or anything, registers a
+ * provider, context manager or propagator. Until then no request can be
+ * traced, so the API (some 40 modules) is not loaded for nothing.
+ */
+const OTEL_GLOBALS = Symbol.for('opentelemetry.js.api.1')
+const otelApi = loadOnFirstUse<typeof Otel>('@opentelemetry/api')
+
+function otelRegistered (): boolean {
+  return (globalThis as Record<symbol, unknown>)[OTEL_GLOBALS] !== undefined
+}
+
 export class McpTelemetry {
-  readonly #api: typeof Otel
+  #api: typeof Otel | undefined
+  /** The API failed to load when something was registered: nothing is traced (a request is never failed for it). */
+  #unavailable = false
   readonly #options: TelemetryOptions
   readonly #known: KnownNames
   #tracerSource: unknown = undefined
   #tracer: Otel.Tracer | undefined = undefined
   #meterSource: unknown = undefined
   #histogram: Otel.Histogram | undefined = undefined
-  readonly #noopTracerProvider: Otel.TracerProvider
-  readonly #noopMeter: Otel.Meter
+  #noopTracerProvider: Otel.TracerProvider | undefined
+  #noopMeter: Otel.Meter | undefined
 
-  constructor (api: typeof Otel, options: TelemetryOptions, known: KnownNames) {
-    this.#api = api
+  /** `api` undefined: loaded once something is registered with the API (`#ready`). */
+  constructor (api: typeof Otel | undefined, options: TelemetryOptions, known: KnownNames) {
     this.#options = options
     this.#known = known
+    if (api !== undefined) this.#attach(api)
+  }
+
+  #attach (api: typeof Otel): void {
+    this.#api = api
     // A fresh proxy's delegate is the API's no-op provider: what "none registered" looks like.
     this.#noopTracerProvider = new api.ProxyTracerProvider().getDelegate()
     this.#noopMeter = api.createNoopMeter()
   }
 
-  /** With the `telemetry` option, loads `@opentelemetry/api` when installed; undefined without either. */
+  /** Whether the API is loaded, loading it (synchronously, once) when something was registered since. */
+  #ready (): boolean {
+    if (this.#api !== undefined) return true
+    if (this.#unavailable || !otelRegistered()) return false
+    try {
+      this.#attach(otelApi())
+    } catch {
+      this.#unavailable = true
+      return false
+    }
+    return true
+  }
+
+  /**
+   * With the `telemetry` option, `@opentelemetry/api` when installed;
+   * undefined without either. Loaded now when providers are given or
+   * already registered, else when one is registered (see `OTEL_GLOBALS`).
+   */
   static async load (options: TelemetryOptions | undefined, known: KnownNames): Promise<McpTelemetry | undefined> {
     if (options === undefined) return undefined
+    const given = options.tracerProvider !== undefined || options.meterProvider !== undefined
+    if (!given && !otelRegistered()) return installed('@opentelemetry/api') ? new McpTelemetry(undefined, options, known) : undefined
     let api: typeof Otel
     try {
       api = await import('@opentelemetry/api')
@@ -112,7 +152,7 @@ export class McpTelemetry {
   }
 
   #currentTracer (): Otel.Tracer | undefined {
-    const api = this.#api
+    const api = this.#api as typeof Otel
     let provider = (this.#options.tracerProvider as Otel.TracerProvider | undefined) ?? api.trace.getTracerProvider()
     if (provider instanceof api.ProxyTracerProvider) provider = provider.getDelegate()
     if (provider !== this.#tracerSource) {
@@ -123,7 +163,7 @@ export class McpTelemetry {
   }
 
   #currentHistogram (): Otel.Histogram | undefined {
-    const provider = (this.#options.meterProvider as Otel.MeterProvider | undefined) ?? this.#api.metrics.getMeterProvider()
+    const provider = (this.#options.meterProvider as Otel.MeterProvider | undefined) ?? (this.#api as typeof Otel).metrics.getMeterProvider()
     if (provider !== this.#meterSource) {
       this.#meterSource = provider
       const meter = provider.getMeter(SCOPE_NAME, SCOPE_VERSION)
@@ -140,15 +180,17 @@ export class McpTelemetry {
 
   /** Whether a tracer or meter provider is registered now (checked before a request's details are gathered). */
   get active (): boolean {
+    if (!this.#ready()) return false
     return this.#currentTracer() !== undefined || this.#currentHistogram() !== undefined
   }
 
   /** Starts tracing one request; undefined when neither a tracer nor a meter provider is registered. */
   start (info: RequestTraceStart): RequestTrace | undefined {
+    if (!this.#ready()) return undefined
     const tracer = this.#currentTracer()
     const histogram = this.#currentHistogram()
     if (tracer === undefined && histogram === undefined) return undefined
-    const api = this.#api
+    const api = this.#api as typeof Otel
     const started = performance.now()
     const known = this.#known
     const method = known.method(info.method) ? info.method : OTHER
@@ -200,6 +242,6 @@ export class McpTelemetry {
 
   /** Runs `fn` in `trace`'s context, so the handler's own spans are children of the request's. */
   within<T> (trace: RequestTrace, fn: () => T): T {
-    return trace.context === undefined ? fn() : this.#api.context.with(trace.context, fn)
+    return trace.context === undefined ? fn() : (this.#api as typeof Otel).context.with(trace.context, fn)
   }
 }

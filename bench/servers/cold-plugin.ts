@@ -1,0 +1,21 @@
+/**
+ * Cold start: the plugin with the ten tools of bench/cold-start-catalog.ts
+ * defined from TypeBox schemas (`defineTools`, arguments validated), both eras.
+ */
+import { Type } from '@sinclair/typebox'
+import Fastify from 'fastify'
+import mcpCapabilities, { defineTools } from '../../lib/index.js'
+import { SERVER_INFO } from '../catalog.js'
+import { serve } from '../child.js'
+import { COLD_TOOLS, coldAnswer } from '../cold-start-catalog.js'
+
+const tools = defineTools(Object.fromEntries(COLD_TOOLS.map((tool) => [tool.name, {
+  title: tool.title,
+  description: tool.description,
+  input: Type.Object({ query: Type.String({ minLength: 1 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) }),
+  handler: (args: { query: string, limit?: number }) => coldAnswer(tool.name, args)
+}])))
+
+const app = Fastify()
+app.register(mcpCapabilities, { server: tools, serverInfo: { ...SERVER_INFO }, era: 'dual', path: '/mcp' })
+await serve(app)
