@@ -66,8 +66,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
     target: { app, path: mcp.path, inject },
     headers: { ...BASE_HEADERS, ...settings.headers },
     writer,
-    log,
-    serveModern: mcp.era !== 'legacy'
+    log
   })
 
   const onSignal = (signal: NodeJS.Signals): void => {

@@ -111,10 +111,10 @@ t.test('the era is decided per connection: after initialize, a modern request is
   const legacy = await harness(t)
   legacy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
   const init = await legacy.next((m) => m.id === 1)
-  t.same(init.result.capabilities.tools, { listChanged: true }, 'legacy over stdio hears list changes, so it says so')
+  t.same(init.result.capabilities.tools, { listChanged: true }, 'initialize advertises list changes, as over HTTP')
   legacy.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: MODERN_META } })
   t.match(await legacy.next((m) => m.id === 2), { error: { code: -32600, message: /speaks the legacy era/ } })
-  t.equal(legacy.app.mcp.notifyToolsChanged(), 1, 'the connection listens for list changes through the endpoint')
+  t.equal(legacy.app.mcp.notifyToolsChanged(), 1, 'the connection holds the endpoint\'s standalone stream')
   await legacy.next((m) => m.method === 'notifications/tools/list_changed')
   t.strictSame(legacy.messages.find((m) => m.method === 'notifications/tools/list_changed'), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' })
 
