@@ -3,11 +3,18 @@
  * Node 22) in stdio mode against the conformance example served with
  * `serveStdio`, as a user would run it, in each era (`--protocol-era`):
  * listing and calling tools, reading a resource, getting a prompt. Each
- * command launches the server, does one thing and ends its stdin.
+ * command launches the server, does one thing and ends its stdin. Then the
+ * command docs/stdio.md gives runs as written (npx, Node 22 beside this
+ * Node), against the example server.
  */
-import { spawn } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { promisify } from 'node:util'
 import t, { type Test } from 'tap'
-import { ensureInspector, registryUnreachable } from '../helpers/peer-install.js'
+import { fencedBlocks } from '../docs/markdown.js'
+import { REPO_ROOT } from '../helpers/paths.js'
+import { ensureInspector, INSPECTOR_VERSION, registryUnreachable } from '../helpers/peer-install.js'
 import { ARGS, COMMAND, childEnv } from './helpers.js'
 
 interface Peers { node: string, inspector: string }
@@ -69,3 +76,23 @@ for (const era of ['legacy', 'modern'] as const) {
       { result: { messages: [{ role: 'user', content: { type: 'text', text: 'This is a simple prompt for testing.' } }] } }, 'prompts/get')
   })
 }
+
+const DOCS = 'docs/stdio.md'
+const PINNED = `npx -y -p node@22 -p @modelcontextprotocol/inspector@${INSPECTOR_VERSION} mcp-inspector`
+
+await t.test(`the Inspector commands of ${DOCS} are pinned and run as written`, { skip: typeof installed === 'string' ? installed : false }, async (t) => {
+  const blocks = fencedBlocks(DOCS, readFileSync(join(REPO_ROOT, DOCS), 'utf8')).filter((block) => block.code.includes('@modelcontextprotocol/inspector'))
+  t.ok(blocks.length > 0, 'the page shows an Inspector command')
+  for (const block of blocks) t.ok(block.code.startsWith(PINNED), `${DOCS}:${block.line} starts with ${PINNED}`)
+  const run = promisify(execFile)
+  for (const block of blocks) {
+    // The one change besides the path: a longer connect timeout than the CLI's 15 s, for a loaded test machine.
+    const script = block.code.replaceAll('/path/to/fastify-mcp-capabilities', REPO_ROOT).replace(' --cli ', ' --cli --connect-timeout 120000 ')
+    const listed = await run('bash', ['-euo', 'pipefail', '-c', script], { timeout: 300_000, maxBuffer: 16 * 1024 * 1024 })
+    const names = (JSON.parse(listed.stdout) as { result: { tools: Array<{ name: string }> } }).result.tools.map((tool) => tool.name)
+    t.ok(names.includes('add_note'), `${DOCS}:${block.line} lists the example's tools`)
+    // The variant the page names after it.
+    const called = await run('bash', ['-euo', 'pipefail', '-c', script.replace('--method tools/list', '--method tools/call --tool-name add_note --tool-arg title=Hi body=There')], { timeout: 300_000 })
+    t.match(JSON.parse(called.stdout), { result: { content: [{ type: 'text' }] } }, 'and calls one with --tool-arg')
+  }
+})
