@@ -220,11 +220,19 @@ export class StdioConnection {
     const toolCall = modern && method === 'tools/call'
     if (toolCall) Object.assign(headers, await this.#paramHeaders(message, false))
     let answered = false
+    // How the endpoint starts this request's result: the common answer is written without being parsed again.
+    const resultPrefix = method === 'initialize' ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`
     for (let attempt = 0; ; attempt++) {
       let retry = false
       for await (const json of request.call.send(this.#settings.target, headers, line)) {
         // Notifications (the bulk of a stream) go out as the endpoint wrote them; anything else is looked at.
         if (json.startsWith(NOTIFICATION_PREFIX)) {
+          await writer.send(json)
+          continue
+        }
+        if (resultPrefix !== undefined && json.startsWith(resultPrefix)) {
+          answered = true
+          if (modern) this.#era ??= 'modern'
           await writer.send(json)
           continue
         }

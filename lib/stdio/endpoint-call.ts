@@ -99,9 +99,7 @@ export class EndpointCall {
         }
         return
       }
-      const chunks: Buffer[] = []
-      for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk)
-      const text = Buffer.concat(chunks).toString('utf8').trim()
+      const text = (await readAll(body)).trim()
       if (text !== '' && !this.#cancelled) yield text
     } catch (err) {
       // The body was destroyed by `cancel`: the call ends quietly.
@@ -110,4 +108,16 @@ export class EndpointCall {
       if (!body.destroyed) body.destroy()
     }
   }
+}
+
+/** A whole (JSON) body: read with events, which costs less per answer than an async iterator. */
+function readAll (body: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    body.on('data', (chunk: Buffer) => chunks.push(chunk))
+    body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')))
+    body.once('error', reject)
+    // Destroyed without an error (cancelled): no more will come.
+    body.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+  })
 }
