@@ -30,7 +30,7 @@ await app.register(mcpCapabilities, {
 process.on('message', (message: string) => {
   if (message === 'cpu') {
     const { user, system } = process.cpuUsage()
-    send({ cpuUs: user + system })
+    send({ cpuUs: user + system, systemUs: system })
   } else if (message === 'heap') {
     globalThis.gc?.()
     send({ heapUsed: process.memoryUsage().heapUsed })

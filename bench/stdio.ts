@@ -120,15 +120,15 @@ function stdioClient (child: ChildProcess): { run: RoundTrips, onLine: (listener
   }
 }
 
-interface Sample { wallUs: number, cpuUs: number }
+interface Sample { wallUs: number, cpuUs: number, systemUs: number }
 
 async function measure (server: Server, run: RoundTrips): Promise<Sample> {
-  const before = (await server.ask<{ cpuUs: number }>('cpu')).cpuUs
+  const before = await server.ask<{ cpuUs: number, systemUs: number }>('cpu')
   const start = process.hrtime.bigint()
   await run(REQUESTS)
   const wall = Number(process.hrtime.bigint() - start) / 1000
-  const after = (await server.ask<{ cpuUs: number }>('cpu')).cpuUs
-  return { wallUs: wall / REQUESTS, cpuUs: (after - before) / REQUESTS }
+  const after = await server.ask<{ cpuUs: number, systemUs: number }>('cpu')
+  return { wallUs: wall / REQUESTS, cpuUs: (after.cpuUs - before.cpuUs) / REQUESTS, systemUs: (after.systemUs - before.systemUs) / REQUESTS }
 }
 
 function median (list: number[]): number {
@@ -161,9 +161,10 @@ for (let round = 0; round < ROUNDS; round++) {
 await stop(httpServer)
 const wall = { http: median(samples.http.map((s) => s.wallUs)), stdio: median(samples.stdio.map((s) => s.wallUs)) }
 const cpu = { http: median(samples.http.map((s) => s.cpuUs)), stdio: median(samples.stdio.map((s) => s.cpuUs)) }
+const system = { http: median(samples.http.map((s) => s.systemUs)), stdio: median(samples.stdio.map((s) => s.systemUs)) }
 console.log(`tools/call round trip, one at a time (${ROUNDS} rounds x ${REQUESTS}, medians; server in its own process${PIN.length > 0 ? ' pinned to core 0' : ''})`)
-console.log(`  HTTP (127.0.0.1, keep-alive): ${wall.http.toFixed(1)} µs wall, ${cpu.http.toFixed(1)} µs server CPU`)
-console.log(`  stdio (serveStdio):           ${wall.stdio.toFixed(1)} µs wall, ${cpu.stdio.toFixed(1)} µs server CPU`)
+console.log(`  HTTP (127.0.0.1, keep-alive): ${wall.http.toFixed(1)} µs wall, ${cpu.http.toFixed(1)} µs server CPU (${system.http.toFixed(1)} µs of it in the kernel)`)
+console.log(`  stdio (serveStdio):           ${wall.stdio.toFixed(1)} µs wall, ${cpu.stdio.toFixed(1)} µs server CPU (${system.stdio.toFixed(1)} µs of it in the kernel)`)
 console.log(`  ratio stdio / HTTP:           ${(wall.stdio / wall.http).toFixed(2)}x wall, ${(cpu.stdio / cpu.http).toFixed(2)}x server CPU`)
 
 // The burst: every request written before the first answer is read.
