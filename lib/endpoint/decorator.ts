@@ -19,6 +19,7 @@ export function createDecorator (state: EndpointState, path: string, auth: Endpo
     serverInfo: options.serverInfo,
     era: options.era,
     path,
+    bodyLimit: options.limits.bodyLimit,
     notifyToolsChanged: () => state.notify(TOOLS_CHANGED),
     notifyPromptsChanged: () => state.notify(PROMPTS_CHANGED),
     notifyResourcesChanged: () => state.notify(RESOURCES_CHANGED),

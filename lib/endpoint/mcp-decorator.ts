@@ -22,6 +22,11 @@ export interface McpDecorator {
   readonly era: DeploymentEra
   readonly path: string
   /**
+   * The longest request body the endpoint reads, in bytes (`limits.bodyLimit`);
+   * `serveStdio` reads lines up to this length by default.
+   */
+  readonly bodyLimit: number
+  /**
    * Sends `notifications/tools/list_changed` on every open `subscriptions/listen`
    * stream that asked for it, on every instance sharing the event bus; returns
    * how many of this instance's streams it was written to at once (0 when

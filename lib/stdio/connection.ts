@@ -9,8 +9,10 @@
  * `initialize` answered makes it legacy, the first modern request answered
  * (its `_meta` names a protocol version; `server/discover` is the usual
  * probe) makes it modern; a request of the other era is then refused.
- * A legacy connection is told about list changes through the endpoint's own
- * `subscriptions/listen` (lib/stdio/legacy-changes.ts).
+ * A legacy connection carries the `Mcp-Session-Id` its `initialize` was
+ * given (with the `sessions` option) on every later message, and hears list
+ * changes and resource updates on the endpoint's standalone stream, opened
+ * as a Streamable HTTP client opens it (lib/stdio/legacy-stream.ts).
  *
  * Cancellation: `notifications/cancelled` closes the call of that request
  * id (its handler's `ctx.signal` aborts; a legacy request is also cancelled
@@ -22,7 +24,7 @@ import { isJsonObject, isRequestId, type JsonObject, type RequestId } from '../p
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Era } from '../protocol/methods.js'
 import { EndpointCall, type EndpointTarget } from './endpoint-call.js'
-import { LegacyChanges } from './legacy-changes.js'
+import { LegacyStream } from './legacy-stream.js'
 import { modernHeaders, modernVersionOf, paramHeaders } from './message-headers.js'
 import type { MessageWriter } from './message-writer.js'
 
@@ -32,8 +34,6 @@ export interface ConnectionSettings {
   readonly headers: Readonly<Record<string, string>>
   readonly writer: MessageWriter
   readonly log: FastifyBaseLogger
-  /** The deployment answers modern requests (`era` is not `'legacy'`): a legacy connection's change feed needs it. */
-  readonly serveModern: boolean
 }
 
 interface InFlightRequest {
@@ -76,17 +76,19 @@ export class StdioConnection {
   #era: Era | undefined
   /** The version `initialize` agreed on: every later legacy message carries it, as a Streamable HTTP client's would. */
   #legacyVersion: string | undefined
+  /** The `Mcp-Session-Id` the endpoint issued at `initialize` (the `sessions` option): every later legacy message carries it. */
+  #legacySession: string | undefined
   readonly #requests = new Map<string, InFlightRequest>()
   readonly #running = new Set<Promise<void>>()
   /** Requests in flight, `subscriptions/listen` streams not counted. */
   #busy = 0
   #waiters: Array<() => void> = []
   #annotations: Promise<ReadonlyMap<string, readonly ParamHeader[]>> | undefined
-  readonly #changes: LegacyChanges
+  readonly #stream: LegacyStream
 
   constructor (settings: ConnectionSettings) {
     this.#settings = settings
-    this.#changes = new LegacyChanges(settings.target, settings.headers, settings.writer, settings.log)
+    this.#stream = new LegacyStream(settings.target, settings.writer, settings.log)
   }
 
   /** The era this connection speaks; undefined until its first `initialize` or modern request is answered. */
@@ -141,7 +143,7 @@ export class StdioConnection {
   /** Closes every call still open, as a client disconnecting would. */
   cancelAll (): void {
     for (const request of this.#requests.values()) request.call.cancel()
-    this.#changes.stop()
+    this.#stream.stop()
   }
 
   #track (work: Promise<void>): void {
@@ -154,7 +156,11 @@ export class StdioConnection {
   #headersFor (message: JsonObject | undefined): Record<string, string> {
     const version = message === undefined ? undefined : modernVersionOf(message)
     if (version !== undefined) return { ...this.#settings.headers, ...modernHeaders(message as JsonObject, version) }
-    if (this.#legacyVersion !== undefined) return { ...this.#settings.headers, 'mcp-protocol-version': this.#legacyVersion }
+    if (this.#legacyVersion !== undefined) {
+      const headers: Record<string, string> = { ...this.#settings.headers, 'mcp-protocol-version': this.#legacyVersion }
+      if (this.#legacySession !== undefined) headers['mcp-session-id'] = this.#legacySession
+      return headers
+    }
     return { ...this.#settings.headers }
   }
 
@@ -214,11 +220,19 @@ export class StdioConnection {
     const toolCall = modern && method === 'tools/call'
     if (toolCall) Object.assign(headers, await this.#paramHeaders(message, false))
     let answered = false
+    // How the endpoint starts this request's result: the common answer is written without being parsed again.
+    const resultPrefix = method === 'initialize' ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`
     for (let attempt = 0; ; attempt++) {
       let retry = false
       for await (const json of request.call.send(this.#settings.target, headers, line)) {
         // Notifications (the bulk of a stream) go out as the endpoint wrote them; anything else is looked at.
         if (json.startsWith(NOTIFICATION_PREFIX)) {
+          await writer.send(json)
+          continue
+        }
+        if (resultPrefix !== undefined && json.startsWith(resultPrefix)) {
+          answered = true
+          if (modern) this.#era ??= 'modern'
           await writer.send(json)
           continue
         }
@@ -239,12 +253,11 @@ export class StdioConnection {
           break
         }
         answered = true
-        if (isJsonObject(answer.result)) this.#decideEra(answer.result, method, modern)
-        const legacyInitialize = method === 'initialize' && this.#era === 'legacy'
-        await writer.send(legacyInitialize ? this.#changes.announce(answer) : idless ? JSON.stringify(answer) : json)
-        if (legacyInitialize) {
-          const feed = this.#changes.start()
-          if (feed !== undefined) this.#track(feed)
+        const initialized = isJsonObject(answer.result) && this.#decideEra(answer.result, method, modern, request.call.headers['mcp-session-id'])
+        await writer.send(idless ? JSON.stringify(answer) : json)
+        if (initialized) {
+          const stream = this.#stream.start(this.#headersFor(undefined))
+          if (stream !== undefined) this.#track(stream)
         }
       }
       if (!retry || request.call.cancelled) break
@@ -268,14 +281,17 @@ export class StdioConnection {
     return undefined
   }
 
-  #decideEra (result: JsonObject, method: string, modern: boolean): void {
+  /** Settles the era on the first answer that decides it; true when this answer was a legacy `initialize`'s. */
+  #decideEra (result: JsonObject, method: string, modern: boolean, session: unknown): boolean {
     if (modern) {
       this.#era ??= 'modern'
-    } else if (method === 'initialize' && this.#era !== 'modern' && typeof result.protocolVersion === 'string') {
-      this.#era = 'legacy'
-      this.#legacyVersion = result.protocolVersion
-      this.#changes.enable(this.#settings.serveModern)
+      return false
     }
+    if (method !== 'initialize' || this.#era === 'modern' || typeof result.protocolVersion !== 'string') return false
+    this.#era = 'legacy'
+    this.#legacyVersion = result.protocolVersion
+    this.#legacySession = typeof session === 'string' ? session : undefined
+    return true
   }
 
   /** A notification or a client's answer: the endpoint answers 202 without a body, or an error. */

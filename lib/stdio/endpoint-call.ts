@@ -36,7 +36,22 @@ export interface EndpointTarget {
 
 export class EndpointCall {
   #raw: ServerResponse | undefined
+  #body: Readable | undefined
+  /** Settles the wait for the answer's start when the call is cancelled first. */
+  #wake: (() => void) | undefined
   #cancelled = false
+  #status = 0
+  #headers: Readonly<Record<string, unknown>> = {}
+
+  /** The answer's HTTP status, once it started (0 before). */
+  get status (): number {
+    return this.#status
+  }
+
+  /** The answer's HTTP headers, once it started. */
+  get headers (): Readonly<Record<string, unknown>> {
+    return this.#headers
+  }
 
   /** True once `cancel` was called: nothing more of this call is delivered. */
   get cancelled (): boolean {
@@ -47,17 +62,38 @@ export class EndpointCall {
   cancel (): void {
     this.#cancelled = true
     if (this.#raw !== undefined && !this.#raw.writableFinished) this.#raw.destroy()
+    // A pending read would otherwise wait on a response that never ends, holding nothing that keeps the process alive.
+    this.#body?.destroy()
+    this.#wake?.()
   }
 
-  /** Sends `payload` with `headers`; yields each JSON-RPC message of the answer, serialised as the endpoint wrote it. */
-  async * send (target: EndpointTarget, headers: Record<string, string>, payload: string): AsyncGenerator<string> {
+  /**
+   * POSTs `payload` with `headers` (or, without a payload, GETs the
+   * endpoint: the legacy standalone stream); yields each JSON-RPC message of
+   * the answer, serialised as the endpoint wrote it.
+   */
+  async * send (target: EndpointTarget, headers: Record<string, string>, payload?: string): AsyncGenerator<string> {
     const { app } = target
-    const response = await target.inject((req, res) => {
+    const answer = target.inject((req, res) => {
       this.#raw = res
       if (this.#cancelled) res.destroy()
       app.routing(req, res)
-    }, { method: 'POST', url: target.path, headers, payload, payloadAsStream: true })
-    const body = response.stream()
+    }, payload === undefined
+      ? { method: 'GET', url: target.path, headers, payloadAsStream: true }
+      : { method: 'POST', url: target.path, headers, payload, payloadAsStream: true })
+    // A response destroyed before it started may never resolve the inject: cancelling ends the wait.
+    const response = await Promise.race([answer, new Promise<undefined>((resolve) => {
+      this.#wake = () => resolve(undefined)
+      if (this.#cancelled) resolve(undefined)
+    })])
+    this.#wake = undefined
+    if (response === undefined) {
+      answer.then((late) => late.stream().destroy(), () => {})
+      return
+    }
+    this.#status = response.statusCode
+    this.#headers = response.headers
+    const body = this.#body = response.stream()
     try {
       if (this.#cancelled) return
       const type = String(response.headers['content-type'] ?? '')
@@ -68,12 +104,25 @@ export class EndpointCall {
         }
         return
       }
-      const chunks: Buffer[] = []
-      for await (const chunk of body as AsyncIterable<Buffer>) chunks.push(chunk)
-      const text = Buffer.concat(chunks).toString('utf8').trim()
+      const text = (await readAll(body)).trim()
       if (text !== '' && !this.#cancelled) yield text
+    } catch (err) {
+      // The body was destroyed by `cancel`: the call ends quietly.
+      if (!this.#cancelled) throw err
     } finally {
       if (!body.destroyed) body.destroy()
     }
   }
+}
+
+/** A whole (JSON) body: read with events, which costs less per answer than an async iterator. */
+function readAll (body: Readable): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = []
+    body.on('data', (chunk: Buffer) => chunks.push(chunk))
+    body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')))
+    body.once('error', reject)
+    // Destroyed without an error (cancelled): no more will come.
+    body.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
+  })
 }

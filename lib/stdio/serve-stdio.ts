@@ -12,6 +12,8 @@
  * SIGINT and SIGTERM close at once, then the signal is raised again.
  */
 import type { FastifyInstance } from 'fastify'
+import type { McpDecorator } from '../endpoint/mcp-decorator.js'
+import { DEFAULT_BODY_LIMIT } from '../options.js'
 import type { Era } from '../protocol/methods.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { FST_MCP_STDIO_AUTHORIZATION, FST_MCP_STDIO_LOGGER_ON_STDOUT, FST_MCP_STDIO_NO_ENDPOINT } from '../errors.js'
@@ -42,8 +44,9 @@ const SIGNALS = ['SIGINT', 'SIGTERM'] as const
 export async function serveStdio (app: FastifyInstance, options: StdioOptions = {}): Promise<StdioServer> {
   const settings = checkStdioOptions(options)
   await app.ready()
-  const mcp = (app as { mcp?: { path?: unknown, era?: unknown, authorization?: unknown } }).mcp
+  const mcp = (app as { mcp?: Partial<Pick<McpDecorator, 'path' | 'era' | 'authorization' | 'bodyLimit'>> }).mcp
   if (mcp === undefined || typeof mcp.path !== 'string') throw new FST_MCP_STDIO_NO_ENDPOINT()
+  const maxMessageBytes = settings.maxMessageBytes ?? mcp.bodyLimit ?? DEFAULT_BODY_LIMIT
   // No HTTP headers on stdio: a configured policy is never bypassed, the local principal brings its token.
   if (mcp.authorization !== undefined && (settings.headers.authorization ?? '') === '') throw new FST_MCP_STDIO_AUTHORIZATION()
   const { input, output } = settings
@@ -64,8 +67,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
     target: { app, path: mcp.path, inject, sseEvents },
     headers: { ...BASE_HEADERS, ...settings.headers },
     writer,
-    log,
-    serveModern: mcp.era !== 'legacy'
+    log
   })
 
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -94,11 +96,11 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
   }
 
   async function read (): Promise<void> {
-    for await (const line of readLines(input, settings.maxMessageBytes)) {
+    for await (const line of readLines(input, maxMessageBytes)) {
       if (closing !== undefined) return
       if (typeof line !== 'string') {
         // Refused unread, like a body over the endpoint's limit; the id, when the head shows it, lets the client fail that request.
-        await writer.send(JSON.stringify({ jsonrpc: '2.0', id: idInHead(line.head) ?? null, error: { code: ErrorCode.InvalidRequest, message: `Request body is too large (more than ${settings.maxMessageBytes} bytes)` } }))
+        await writer.send(JSON.stringify({ jsonrpc: '2.0', id: idInHead(line.head) ?? null, error: { code: ErrorCode.InvalidRequest, message: `Request body is too large (more than ${maxMessageBytes} bytes)` } }))
         continue
       }
       connection.receive(line)

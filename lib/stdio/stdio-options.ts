@@ -5,7 +5,6 @@
 import type { Readable, Writable } from 'node:stream'
 import { boolean, check, custom, group, integer, record, string } from '../check/option-spec.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
-import { DEFAULT_BODY_LIMIT } from '../options.js'
 
 /** Most client requests answered at once before reading stdin pauses (open `subscriptions/listen` streams not counted). */
 export const DEFAULT_MAX_IN_FLIGHT = 64
@@ -26,9 +25,8 @@ export interface StdioOptions {
   headers?: Record<string, string>
   /**
    * Longest message line read, in bytes; a longer one is answered -32600
-   * without being held in memory. Default 1048576, the endpoint's default
-   * `limits.bodyLimit` (raise both together); the endpoint's own limit
-   * applies to what passes.
+   * without being held in memory. Default: the endpoint's `limits.bodyLimit`
+   * (`fastify.mcp.bodyLimit`), which also applies to what passes.
    */
   maxMessageBytes?: number
   /** Most client requests in flight before reading pauses; default 64. */
@@ -49,7 +47,8 @@ export interface StdioSettings {
   readonly input: Readable
   readonly output: Writable
   readonly headers: Readonly<Record<string, string>>
-  readonly maxMessageBytes: number
+  /** Undefined: the endpoint's body limit, read once the app is ready. */
+  readonly maxMessageBytes: number | undefined
   readonly maxInFlight: number
   readonly drainMs: number
   readonly handleSignals: boolean
@@ -72,7 +71,7 @@ const SPEC = group({
     return value as Writable
   }),
   headers: record(string({ default: '' })),
-  maxMessageBytes: integer({ min: 1, unit: 'bytes', default: DEFAULT_BODY_LIMIT }),
+  maxMessageBytes: integer({ min: 1, unit: 'bytes' }),
   maxInFlight: integer({ min: 1, max: 10_000, default: DEFAULT_MAX_IN_FLIGHT }),
   drainMs: integer({ min: 0, max: 600_000, unit: 'milliseconds', default: DEFAULT_DRAIN_MS }),
   handleSignals: boolean({})

@@ -111,10 +111,10 @@ t.test('the era is decided per connection: after initialize, a modern request is
   const legacy = await harness(t)
   legacy.send({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'c', version: '1' } } })
   const init = await legacy.next((m) => m.id === 1)
-  t.same(init.result.capabilities.tools, { listChanged: true }, 'legacy over stdio hears list changes, so it says so')
+  t.same(init.result.capabilities.tools, { listChanged: true }, 'initialize advertises list changes, as over HTTP')
   legacy.send({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { _meta: MODERN_META } })
   t.match(await legacy.next((m) => m.id === 2), { error: { code: -32600, message: /speaks the legacy era/ } })
-  t.equal(legacy.app.mcp.notifyToolsChanged(), 1, 'the connection listens for list changes through the endpoint')
+  t.equal(legacy.app.mcp.notifyToolsChanged(), 1, 'the connection holds the endpoint\'s standalone stream')
   await legacy.next((m) => m.method === 'notifications/tools/list_changed')
   t.strictSame(legacy.messages.find((m) => m.method === 'notifications/tools/list_changed'), { jsonrpc: '2.0', method: 'notifications/tools/list_changed' })
 
@@ -193,4 +193,18 @@ t.test('a host that does not read: reading pauses at maxInFlight, nothing queues
   h.output.on('data', (chunk: Buffer) => { answered += chunk.toString().split('\n').length - 1 })
   await eventually(() => answered >= lines, 20_000)
   t.equal(answered, lines, 'once the host reads, every request is answered')
+})
+
+t.test('maxMessageBytes defaults to the endpoint body limit (fastify.mcp.bodyLimit); an explicit value wins', async (t) => {
+  const h = await harness(t, { plugin: { limits: { bodyLimit: 2048 } } })
+  t.equal(h.app.mcp.bodyLimit, 2048, 'fastify.mcp.bodyLimit is limits.bodyLimit')
+  h.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'quick', arguments: { big: 'x'.repeat(4096) }, _meta: MODERN_META } })
+  t.strictSame(await h.next((m) => m.id === 1), { jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Request body is too large (more than 2048 bytes)' } },
+    'refused by the line reader at the endpoint limit')
+  h.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'quick', arguments: { big: 'y'.repeat(1000) }, _meta: MODERN_META } })
+  t.match(await h.next((m) => m.id === 2), { result: { content: [{ text: 'y'.repeat(1000) }] } }, 'a line under it passes')
+
+  const explicit = await harness(t, { plugin: { limits: { bodyLimit: 2048 } }, maxMessageBytes: 512 })
+  explicit.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'quick', arguments: { big: 'z'.repeat(1000) }, _meta: MODERN_META } })
+  t.match(await explicit.next((m) => m.id === 3), { error: { code: -32600, message: 'Request body is too large (more than 512 bytes)' } })
 })
