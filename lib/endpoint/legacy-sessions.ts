@@ -18,6 +18,7 @@ import { randomBytes } from 'node:crypto'
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../handler/caller.js'
 import { type EventBus, isSessionId, MAX_SESSION_URIS, type McpEvent } from '../parts/event-bus.js'
+import type { MaybePromise } from '../common/maybe-promise.js'
 import type { SessionLimits, SessionRecord, SessionStore } from '../parts/session-store.js'
 import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
@@ -82,7 +83,10 @@ export class LegacySessions {
       if (isLegacyInitialize(body)) return this.#issue(request, reply, next)
       const header = request.headers['mcp-session-id']
       if (header === undefined || isModern(body)) return next(request, reply)
-      return this.#check(request, reply, header).then((session) => session === undefined ? reply : (next(request, reply) ?? reply))
+      const checked = this.#check(request, reply, header)
+      // A session the store answered at once is served without a promise in between.
+      if (!(checked instanceof Promise)) return checked === undefined ? undefined : next(request, reply)
+      return checked.then((session) => session === undefined ? reply : (next(request, reply) ?? reply))
     }
   }
 
@@ -148,6 +152,7 @@ export class LegacySessions {
 
   /** A change of a session heard on the bus (this instance's own included). */
   heard (event: Extract<McpEvent, { type: 'sessionChanged' | 'sessionEnded' }>): void {
+    this.#store.forget?.(event.session)
     if (event.type === 'sessionEnded') this.#streams.endSession(event.session)
     else this.#streams.setSessionUris(event.session, event.uris)
   }
@@ -155,8 +160,15 @@ export class LegacySessions {
   async #issue (request: FastifyRequest, reply: FastifyReply, next: PostHandler): Promise<FastifyReply> {
     const id = randomBytes(16).toString('base64url')
     try {
-      await this.#store.create(id, callerOf(request), this.#limits)
+      const evicted = await this.#store.create(id, callerOf(request), this.#limits)
       reply.header('mcp-session-id', id)
+      // The sessions that made room end, with their streams on every instance.
+      if (Array.isArray(evicted)) {
+        for (const gone of evicted) {
+          this.#streams.endSession(gone)
+          this.#publish(request, { type: 'sessionEnded', session: gone })
+        }
+      }
     } catch (err) {
       // Served without a session: the client works, only without subscriptions.
       request.log.error({ err }, 'MCP session store unavailable: initialize answered without a session')
@@ -164,28 +176,35 @@ export class LegacySessions {
     return await (next(request, reply) ?? reply)
   }
 
-  /** The session a request names, bound to it; or undefined, the request answered 404 (or 503). */
-  async #check (request: FastifyRequest, reply: FastifyReply, header: string | string[]): Promise<BoundSession | undefined> {
-    const id = requestIdOf(request.body)
-    if (typeof header !== 'string' || !isSessionId(header)) {
-      sendError(reply, 404, id, SESSION_NOT_FOUND, 'Session not found')
-      return undefined
-    }
-    let record: SessionRecord | undefined
+  /** The session a request names, bound to it; or undefined, the request answered 404 (or 503). At once when the store answers at once. */
+  #check (request: FastifyRequest, reply: FastifyReply, header: string | string[]): MaybePromise<BoundSession | undefined> {
+    if (typeof header !== 'string' || !isSessionId(header)) return this.#notFound(request, reply)
+    let touched: MaybePromise<SessionRecord | undefined>
     try {
-      record = await this.#store.touch(header, callerOf(request), this.#limits)
+      touched = this.#store.touch(header, callerOf(request), this.#limits)
     } catch (err) {
-      request.log.error({ err }, 'MCP session store unavailable')
-      sendError(reply, 503, id, ErrorCode.InternalError, 'Service unavailable: the session could not be read; try again')
-      return undefined
+      return this.#unavailable(request, reply, err)
     }
-    if (record === undefined) {
-      sendError(reply, 404, id, SESSION_NOT_FOUND, 'Session not found')
-      return undefined
-    }
-    const session = { id: header, record }
+    if (!(touched instanceof Promise)) return this.#bind(request, reply, header, touched)
+    return touched.then((record) => this.#bind(request, reply, header, record), (err: unknown) => this.#unavailable(request, reply, err))
+  }
+
+  #bind (request: FastifyRequest, reply: FastifyReply, id: string, record: SessionRecord | undefined): BoundSession | undefined {
+    if (record === undefined) return this.#notFound(request, reply)
+    const session = { id, record }
     bound.set(request, session)
     return session
+  }
+
+  #notFound (request: FastifyRequest, reply: FastifyReply): undefined {
+    sendError(reply, 404, requestIdOf(request.body), SESSION_NOT_FOUND, 'Session not found')
+    return undefined
+  }
+
+  #unavailable (request: FastifyRequest, reply: FastifyReply, err: unknown): undefined {
+    request.log.error({ err }, 'MCP session store unavailable')
+    sendError(reply, 503, requestIdOf(request.body), ErrorCode.InternalError, 'Service unavailable: the session could not be read; try again')
+    return undefined
   }
 
   #publish (request: FastifyRequest, event: McpEvent): void {

@@ -19,8 +19,9 @@
  * missed meanwhile).
  *
  * Commands run through `run`, which refuses at once while the command
- * connection is down and bounds the rest by `commandTimeoutMs`: a request
- * needing Redis gets an error quickly, never a hang.
+ * connection is down and bounds the rest by `commandTimeoutMs` (ioredis's
+ * own `commandTimeout` on connections made here, a timer on a given client):
+ * a request needing Redis gets an error quickly, never a hang.
  */
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 import { array, check, custom, group, integer, maybe } from '../check/option-spec.js'
@@ -275,6 +276,8 @@ export class RedisConnection {
       if (!this.#connectedOnce) return this.#whenReady(this.commands, Date.now() + this.connectTimeoutMs).then(() => this.run(command))
       return Promise.reject(new RedisUnavailableError(`Redis is unavailable (${this.#where}: ${this.commands.status})`, { cause: this.#lastError }))
     }
+    // A connection made here has ioredis's own commandTimeout: one timer per command is enough.
+    if (this.#ownsCommands) return command(this.commands).catch((err: unknown) => { throw this.#failure(err) })
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new RedisUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms (${this.#where})`))
@@ -284,12 +287,16 @@ export class RedisConnection {
         (value) => { clearTimeout(timer); resolve(value) },
         (err: unknown) => {
           clearTimeout(timer)
-          // A reply error (a script's own error, a wrong type) is not an outage.
-          if (err instanceof Error && err.name === 'ReplyError') reject(err)
-          else reject(new RedisUnavailableError(`Redis command failed (${this.#where}): ${err instanceof Error ? err.message : String(err)}`, { cause: err }))
+          reject(this.#failure(err))
         }
       )
     })
+  }
+
+  /** A reply error (a script's own error, a wrong type) as it is: not an outage; anything else as RedisUnavailableError. */
+  #failure (err: unknown): Error {
+    if (err instanceof Error && err.name === 'ReplyError') return err
+    return new RedisUnavailableError(`Redis command failed (${this.#where}): ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
 
   /** PUBLISH (SPUBLISH on a sharding cluster) through `run`; resolves with the number of subscribers that received it. */
