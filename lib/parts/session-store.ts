@@ -96,7 +96,8 @@ export class MemorySessionStore implements SessionStore {
   async update (id: string, caller: string, change: (record: SessionRecord) => SessionRecord, limits: SessionLimits): Promise<SessionRecord | undefined> {
     const entry = this.#live(id, caller, limits)
     if (entry === undefined) return undefined
-    entry.record = change(entry.record)
+    // The session stays its caller's whatever the change says.
+    entry.record = { ...change(entry.record), caller: entry.record.caller }
     return entry.record
   }
 

@@ -190,6 +190,8 @@ export class RedisConnection {
   /** A connection that had been up went down; the next `ready` is a reconnection. */
   #lost = false
   #closed: Promise<void> | undefined
+  /** The wait for the first connection, while commands wait for it. */
+  #firstReady: Promise<void> | undefined
 
   constructor (options: RedisConnectionOptions) {
     const { url, client, cluster, prefix, connectTimeoutMs, commandTimeoutMs } = check(CONNECTION, options, 'redis', (path, message) => new FST_MCP_INVALID_OPTION(path, message))
@@ -273,7 +275,11 @@ export class RedisConnection {
     if (this.#closed !== undefined) return Promise.reject(new RedisUnavailableError('The Redis connection is closed'))
     if (this.commands.status !== 'ready') {
       // Not connected yet (first use before ready()): connect first, bounded by connectTimeoutMs.
-      if (!this.#connectedOnce) return this.#whenReady(this.commands, Date.now() + this.connectTimeoutMs).then(() => this.run(command))
+      if (!this.#connectedOnce) {
+        // One wait shared by every command sent meanwhile (one listener on the client, not one each).
+        this.#firstReady ??= this.#whenReady(this.commands, Date.now() + this.connectTimeoutMs).finally(() => { this.#firstReady = undefined })
+        return this.#firstReady.then(() => this.run(command))
+      }
       return Promise.reject(new RedisUnavailableError(`Redis is unavailable (${this.#where}: ${this.commands.status})`, { cause: this.#lastError }))
     }
     // A connection made here has ioredis's own commandTimeout: one timer per command is enough.
