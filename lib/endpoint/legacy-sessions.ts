@@ -15,7 +15,7 @@
  * header ends it, and its streams on every instance.
  */
 import { randomBytes } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../handler/caller.js'
 import { type EventBus, isSessionId, MAX_SESSION_URIS, type McpEvent } from '../parts/event-bus.js'
 import type { MaybePromise } from '../common/maybe-promise.js'
@@ -40,11 +40,22 @@ interface BoundSession {
   readonly record: SessionRecord
 }
 
-const bound = new WeakMap<FastifyRequest, BoundSession>()
+const kSession: unique symbol = Symbol('fastify-mcp-capabilities.session')
+
+type WithSession = FastifyRequest & { [kSession]?: BoundSession | null }
+
+/** Declares the request's slot for its session up front (a slot, not a WeakMap: no ephemeron per request for the GC to trace). */
+export function declareSessionSlot (fastify: FastifyInstance): void {
+  fastify.decorateRequest(kSession, null)
+}
+
+function bind (request: FastifyRequest, session: BoundSession): void {
+  (request as WithSession)[kSession] = session
+}
 
 /** The session a legacy request named (checked), if any. */
 export function sessionOf (request: FastifyRequest): BoundSession | undefined {
-  return bound.get(request)
+  return (request as WithSession)[kSession] ?? undefined
 }
 
 function requestIdOf (body: unknown): RequestId | undefined {
@@ -146,7 +157,7 @@ export class LegacySessions {
     const session = sessionOf(request)
     if (session === undefined) return false
     const record = await this.#store.update(session.id, callerOf(request), (current) => ({ ...current, level }), this.#limits)
-    if (record !== undefined) bound.set(request, { id: session.id, record })
+    if (record !== undefined) bind(request, { id: session.id, record })
     return true
   }
 
@@ -192,7 +203,7 @@ export class LegacySessions {
   #bind (request: FastifyRequest, reply: FastifyReply, id: string, record: SessionRecord | undefined): BoundSession | undefined {
     if (record === undefined) return this.#notFound(request, reply)
     const session = { id, record }
-    bound.set(request, session)
+    bind(request, session)
     return session
   }
 
