@@ -20,7 +20,8 @@
  *
  * Commands run through `run`, which refuses at once while the command
  * connection is down and bounds the rest by `commandTimeoutMs` (ioredis's
- * own `commandTimeout` on connections made here, a timer on a given client):
+ * own `commandTimeout` on one Redis made here, a timer on a cluster or a
+ * given client):
  * a request needing Redis gets an error quickly, never a hang.
  */
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
@@ -282,8 +283,9 @@ export class RedisConnection {
       }
       return Promise.reject(new RedisUnavailableError(`Redis is unavailable (${this.#where}: ${this.commands.status})`, { cause: this.#lastError }))
     }
-    // A connection made here has ioredis's own commandTimeout: one timer per command is enough.
-    if (this.#ownsCommands) return command(this.commands).catch((err: unknown) => { throw this.#failure(err) })
+    // One Redis made here has ioredis's own commandTimeout: one timer per command is enough. A Cluster
+    // applies it per node only, not while it waits for its nodes (a lost cluster): it keeps this timer.
+    if (this.#ownsCommands && !this.cluster) return command(this.commands).catch((err: unknown) => { throw this.#failure(err) })
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new RedisUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms (${this.#where})`))
