@@ -32,7 +32,7 @@ const module = () => ({
   ...defineResources({ note: { uri: 'notes://note/1', read: () => 'one' } })
 })
 
-async function instance (t: Test, prefix: string, sessions = false): Promise<{ app: FastifyInstance, port: number }> {
+async function instance (t: Test, prefix: string, sessions = false, port = 0): Promise<{ app: FastifyInstance, port: number }> {
   const app = Fastify({ forceCloseConnections: true })
   t.teardown(() => app.close())
   await app.register(mcpCapabilities, { server: module(), serverInfo: { name: 'balanced', version: '1' }, requestState: { secret: SECRET }, scale: redisScale({ url: redis.url, prefix }), sessions, limits: { listen: { keepAliveMs: 0 } } })
@@ -41,7 +41,7 @@ async function instance (t: Test, prefix: string, sessions = false): Promise<{ a
     if (mcp.tools.has('shout')) mcp.tools.update('shout', tool)
     else mcp.tools.add('shout', tool)
   })
-  await app.listen({ port: 0, host: '127.0.0.1' })
+  await app.listen({ port, host: '127.0.0.1' })
   return { app, port: (app.server.address() as { port: number }).port }
 }
 
@@ -79,7 +79,7 @@ async function deployment (t: Test, sessions = false) {
   t.teardown(() => client.close())
   const holder = () => apps.findIndex((a) => a.app.mcp.listenStreams === 1)
   await until('the client opened its GET stream', () => holder() !== -1)
-  return { apps, client, lists, updates, holder, transport }
+  return { apps, client, lists, updates, holder, transport, prefix }
 }
 
 t.test('SDK v1 client: tools/list_changed after a change made on another instance, through the balancer', async (t) => {
@@ -124,4 +124,21 @@ t.test('SDK v1 client, sessions on Redis: resources/updated after a subscribe, t
   await client.ping()
   await new Promise((resolve) => setTimeout(resolve, 200))
   t.strictSame(updates, ['notes://note/1'], 'nothing after unsubscribing')
+})
+
+t.test('SDK v1 client, sessions on Redis: a rolling restart of all three instances with the client connected throughout', async (t) => {
+  const { apps, client, updates, transport, prefix } = await deployment(t, true)
+  const session = transport.sessionId
+  await client.subscribeResource({ uri: 'notes://note/1' })
+  for (let i = 0; i < apps.length; i++) {
+    const old = apps[i]!
+    await old.app.close()
+    apps[i] = await instance(t, prefix, true, old.port)
+  }
+  await until('the client holds a stream on a new instance', () => apps.some((a) => a.app.mcp.listenStreams === 1), 10_000)
+  t.equal(transport.sessionId, session, 'the same session throughout')
+  t.strictSame((await client.callTool({ name: 'echo', arguments: { say: 'still here' } })).content, [{ type: 'text', text: 'still here' }], 'served by the new instances')
+  apps[0]!.app.mcp.notifyResourceUpdated('notes://note/1')
+  await until('the client heard the update', () => updates.includes('notes://note/1'), 10_000)
+  t.pass('its subscription, kept in Redis, outlived every instance')
 })
