@@ -19,12 +19,13 @@
  *
  *   nice -n 10 npm run bench:fanout
  *   STREAMS=2000 ROUNDS=30 nice -n 10 npm run bench:fanout
+ *   LEGACY=1 SETUPS=single,floor nice -n 10 npm run bench:fanout   # legacy GET streams
  */
 import { fork, type ChildProcess } from 'node:child_process'
 import http from 'node:http'
 import net from 'node:net'
 import { fileURLToPath } from 'node:url'
-import { nextMessage, openListenStream } from './listen-client.js'
+import { nextMessage, openLegacyStream, openListenStream } from './listen-client.js'
 
 const STREAMS = Number(process.env.STREAMS ?? 2000)
 const ROUNDS = Number(process.env.ROUNDS ?? 30)
@@ -34,6 +35,10 @@ const TIMEOUT_MS = 60_000
 const PAUSE_MS = 30
 /** Which setups to run (comma-separated); default all three. */
 const SETUPS = new Set((process.env.SETUPS ?? 'single,floor,redis').split(','))
+/** LEGACY=1: legacy GET streams (2025-11-25) on the plugin instead of subscriptions/listen. */
+const LEGACY = process.env.LEGACY === '1'
+/** The raw floor's port, once known: its streams are always the listen kind. */
+let rawPort = -1
 const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
 
 type Mode = 'plugin' | 'raw' | 'redis'
@@ -152,13 +157,16 @@ interface Stream {
 
 async function openStream (port: number, agent: http.Agent, id: number, round: Round): Promise<Stream> {
   const stream: Stream = { received: 0, lastAt: 0n }
-  await openListenStream(port, agent, id, {
-    onNotification: (now) => {
+  const handlers = {
+    onNotification: (now: bigint) => {
       stream.received++
       stream.lastAt = now
       if (stream.received === round.number && ++round.reached === round.expected) round.done()
     }
-  })
+  }
+  // LEGACY=1: the plugin's streams are legacy standalone GET streams (the raw floor is unchanged).
+  if (LEGACY && port !== rawPort) await openLegacyStream(port, agent, handlers)
+  else await openListenStream(port, agent, id, handlers)
   return stream
 }
 
@@ -197,6 +205,7 @@ interface Setup {
 async function setUp (name: string, children: ChildProcess[], agent: http.Agent): Promise<Setup> {
   const round: Round = { number: 0, reached: 0, expected: STREAMS, done: () => {} }
   const ports = await Promise.all(children.map(async (child) => (await nextMessage<FromServer, 'ready'>(child, 'ready', TIMEOUT_MS)).port))
+  if (name === 'floor') rawPort = ports[0] as number
   const streams: Stream[] = []
   // Split the streams evenly between the processes.
   for (const [i, port] of ports.entries()) {

@@ -71,6 +71,31 @@ export function openListenStream (port: number, agent: http.Agent, id: number, h
   })
 }
 
+/** Opens a legacy standalone stream (GET, 2025-11-25; lib/endpoint/standalone-stream.ts); resolves once the server answered 200. */
+export function openLegacyStream (port: number, agent: http.Agent, handlers: ListenHandlers): Promise<ListenStream> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'GET', agent, headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' } })
+    req.on('error', reject)
+    req.on('response', (res) => {
+      if (res.statusCode !== 200) {
+        res.resume()
+        reject(new Error(`GET /mcp answered HTTP ${res.statusCode ?? '?'}`))
+        return
+      }
+      res.setEncoding('utf8')
+      const splitter = new SseSplitter()
+      res.on('data', (chunk: string) => {
+        const now = process.hrtime.bigint()
+        for (const event of splitter.push(chunk)) if (event.includes('notifications/tools/list_changed')) handlers.onNotification(now)
+      })
+      res.on('end', () => handlers.onEnd?.())
+      res.on('error', () => {})
+      resolve({ req, res })
+    })
+    req.end()
+  })
+}
+
 /** The next IPC message of `kind` from a benchmark's child process. */
 export function nextMessage<M extends { kind: string }, K extends M['kind']> (child: ChildProcess, kind: K, timeoutMs: number): Promise<Extract<M, { kind: K }>> {
   return new Promise((resolve, reject) => {

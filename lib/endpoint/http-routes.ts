@@ -8,6 +8,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
 import { declareRequestToken } from '../auth/request-token.js'
 import { declareCaller } from '../handler/caller.js'
+import { declareSessionSlot } from './legacy-sessions.js'
 import { declareErrorType } from '../response/reply.js'
 import { declareTaskSlots } from '../tasks/call-plan.js'
 import { declareOperationSlot } from './operations.js'
@@ -46,6 +47,7 @@ export async function mountEndpoint (fastify: FastifyInstance, routes: EndpointR
   declareErrorType(fastify)
   declareOperationSlot(fastify)
   declareTaskSlots(fastify)
+  declareSessionSlot(fastify)
   const { auth, policy } = routes
   // A callback hook: no promise per request on the hot path.
   function guard (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {

@@ -15,9 +15,10 @@
  * header ends it, and its streams on every instance.
  */
 import { randomBytes } from 'node:crypto'
-import type { FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { callerOf } from '../handler/caller.js'
 import { type EventBus, isSessionId, MAX_SESSION_URIS, type McpEvent } from '../parts/event-bus.js'
+import type { MaybePromise } from '../common/maybe-promise.js'
 import type { SessionLimits, SessionRecord, SessionStore } from '../parts/session-store.js'
 import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
@@ -39,11 +40,22 @@ interface BoundSession {
   readonly record: SessionRecord
 }
 
-const bound = new WeakMap<FastifyRequest, BoundSession>()
+const kSession: unique symbol = Symbol('fastify-mcp-capabilities.session')
+
+type WithSession = FastifyRequest & { [kSession]?: BoundSession | null }
+
+/** Declares the request's slot for its session up front (a slot, not a WeakMap: no ephemeron per request for the GC to trace). */
+export function declareSessionSlot (fastify: FastifyInstance): void {
+  fastify.decorateRequest(kSession, null)
+}
+
+function bind (request: FastifyRequest, session: BoundSession): void {
+  (request as WithSession)[kSession] = session
+}
 
 /** The session a legacy request named (checked), if any. */
 export function sessionOf (request: FastifyRequest): BoundSession | undefined {
-  return bound.get(request)
+  return (request as WithSession)[kSession] ?? undefined
 }
 
 function requestIdOf (body: unknown): RequestId | undefined {
@@ -82,7 +94,10 @@ export class LegacySessions {
       if (isLegacyInitialize(body)) return this.#issue(request, reply, next)
       const header = request.headers['mcp-session-id']
       if (header === undefined || isModern(body)) return next(request, reply)
-      return this.#check(request, reply, header).then((session) => session === undefined ? reply : (next(request, reply) ?? reply))
+      const checked = this.#check(request, reply, header)
+      // A session the store answered at once is served without a promise in between.
+      if (!(checked instanceof Promise)) return checked === undefined ? undefined : next(request, reply)
+      return checked.then((session) => session === undefined ? reply : (next(request, reply) ?? reply))
     }
   }
 
@@ -142,12 +157,13 @@ export class LegacySessions {
     const session = sessionOf(request)
     if (session === undefined) return false
     const record = await this.#store.update(session.id, callerOf(request), (current) => ({ ...current, level }), this.#limits)
-    if (record !== undefined) bound.set(request, { id: session.id, record })
+    if (record !== undefined) bind(request, { id: session.id, record })
     return true
   }
 
   /** A change of a session heard on the bus (this instance's own included). */
   heard (event: Extract<McpEvent, { type: 'sessionChanged' | 'sessionEnded' }>): void {
+    this.#store.forget?.(event.session)
     if (event.type === 'sessionEnded') this.#streams.endSession(event.session)
     else this.#streams.setSessionUris(event.session, event.uris)
   }
@@ -155,8 +171,15 @@ export class LegacySessions {
   async #issue (request: FastifyRequest, reply: FastifyReply, next: PostHandler): Promise<FastifyReply> {
     const id = randomBytes(16).toString('base64url')
     try {
-      await this.#store.create(id, callerOf(request), this.#limits)
+      const evicted = await this.#store.create(id, callerOf(request), this.#limits)
       reply.header('mcp-session-id', id)
+      // The sessions that made room end, with their streams on every instance.
+      if (Array.isArray(evicted)) {
+        for (const gone of evicted) {
+          this.#streams.endSession(gone)
+          this.#publish(request, { type: 'sessionEnded', session: gone })
+        }
+      }
     } catch (err) {
       // Served without a session: the client works, only without subscriptions.
       request.log.error({ err }, 'MCP session store unavailable: initialize answered without a session')
@@ -164,28 +187,35 @@ export class LegacySessions {
     return await (next(request, reply) ?? reply)
   }
 
-  /** The session a request names, bound to it; or undefined, the request answered 404 (or 503). */
-  async #check (request: FastifyRequest, reply: FastifyReply, header: string | string[]): Promise<BoundSession | undefined> {
-    const id = requestIdOf(request.body)
-    if (typeof header !== 'string' || !isSessionId(header)) {
-      sendError(reply, 404, id, SESSION_NOT_FOUND, 'Session not found')
-      return undefined
-    }
-    let record: SessionRecord | undefined
+  /** The session a request names, bound to it; or undefined, the request answered 404 (or 503). At once when the store answers at once. */
+  #check (request: FastifyRequest, reply: FastifyReply, header: string | string[]): MaybePromise<BoundSession | undefined> {
+    if (typeof header !== 'string' || !isSessionId(header)) return this.#notFound(request, reply)
+    let touched: MaybePromise<SessionRecord | undefined>
     try {
-      record = await this.#store.touch(header, callerOf(request), this.#limits)
+      touched = this.#store.touch(header, callerOf(request), this.#limits)
     } catch (err) {
-      request.log.error({ err }, 'MCP session store unavailable')
-      sendError(reply, 503, id, ErrorCode.InternalError, 'Service unavailable: the session could not be read; try again')
-      return undefined
+      return this.#unavailable(request, reply, err)
     }
-    if (record === undefined) {
-      sendError(reply, 404, id, SESSION_NOT_FOUND, 'Session not found')
-      return undefined
-    }
-    const session = { id: header, record }
-    bound.set(request, session)
+    if (!(touched instanceof Promise)) return this.#bind(request, reply, header, touched)
+    return touched.then((record) => this.#bind(request, reply, header, record), (err: unknown) => this.#unavailable(request, reply, err))
+  }
+
+  #bind (request: FastifyRequest, reply: FastifyReply, id: string, record: SessionRecord | undefined): BoundSession | undefined {
+    if (record === undefined) return this.#notFound(request, reply)
+    const session = { id, record }
+    bind(request, session)
     return session
+  }
+
+  #notFound (request: FastifyRequest, reply: FastifyReply): undefined {
+    sendError(reply, 404, requestIdOf(request.body), SESSION_NOT_FOUND, 'Session not found')
+    return undefined
+  }
+
+  #unavailable (request: FastifyRequest, reply: FastifyReply, err: unknown): undefined {
+    request.log.error({ err }, 'MCP session store unavailable')
+    sendError(reply, 503, requestIdOf(request.body), ErrorCode.InternalError, 'Service unavailable: the session could not be read; try again')
+    return undefined
   }
 
   #publish (request: FastifyRequest, event: McpEvent): void {

@@ -9,6 +9,7 @@
  *
  * `MemorySessionStore` is the default (this process only).
  */
+import type { MaybePromise } from '../common/maybe-promise.js'
 import type { LogLevel } from '../protocol/log-level.js'
 
 export interface SessionRecord {
@@ -26,14 +27,23 @@ export interface SessionLimits {
 }
 
 export interface SessionStore {
-  /** Opens a session for `caller` under `id`, making room within the bounds. */
-  create (id: string, caller: string, limits: SessionLimits): Promise<void>
-  /** The session when it exists, is not expired and belongs to `caller` (its idle time starts again); else undefined. */
-  touch (id: string, caller: string, limits: SessionLimits): Promise<SessionRecord | undefined>
+  /**
+   * Opens a session for `caller` under `id`, making room within the bounds;
+   * resolves with the ids of the sessions that made room (their streams end).
+   */
+  create (id: string, caller: string, limits: SessionLimits): Promise<readonly string[] | void>
+  /**
+   * The session when it exists, is not expired and belongs to `caller` (its
+   * idle time starts again); else undefined. May answer at once (no promise)
+   * from what this instance holds.
+   */
+  touch (id: string, caller: string, limits: SessionLimits): MaybePromise<SessionRecord | undefined>
   /** Changes a session of `caller`; resolves with the new record, or undefined when there is none. */
   update (id: string, caller: string, change: (record: SessionRecord) => SessionRecord, limits: SessionLimits): Promise<SessionRecord | undefined>
   /** Ends a session of `caller`; true when there was one. */
   delete (id: string, caller: string): Promise<boolean>
+  /** A session changed or ended on another instance (heard on the event bus): a copy this instance holds of it is dropped. */
+  forget? (id: string): void
   close (): Promise<void>
 }
 
@@ -51,34 +61,43 @@ export class MemorySessionStore implements SessionStore {
     return this.#sessions.size
   }
 
-  async create (id: string, caller: string, limits: SessionLimits): Promise<void> {
+  async create (id: string, caller: string, limits: SessionLimits): Promise<string[]> {
     const now = Date.now()
     this.#dropExpired(now, limits.idleTimeoutMs)
+    const evicted: string[] = []
     const own = this.#perCaller.get(caller)
     if (own !== undefined && own.size >= limits.maxSessionsPerCaller) {
       // The caller's least recently used session makes room: one caller never holds more.
       for (const [other, entry] of this.#sessions) {
         if (entry.record.caller === caller) {
           this.#remove(other)
+          evicted.push(other)
           break
         }
       }
     }
-    if (this.#sessions.size >= limits.maxSessions) this.#remove(this.#sessions.keys().next().value as string)
+    if (this.#sessions.size >= limits.maxSessions) {
+      const oldest = this.#sessions.keys().next().value as string
+      this.#remove(oldest)
+      evicted.push(oldest)
+    }
     this.#sessions.set(id, { record: { caller, uris: [] }, lastSeenMs: now })
     let ids = this.#perCaller.get(caller)
     if (ids === undefined) this.#perCaller.set(caller, ids = new Set())
     ids.add(id)
+    return evicted
   }
 
-  async touch (id: string, caller: string, limits: SessionLimits): Promise<SessionRecord | undefined> {
+  /** At once: the map is the store. */
+  touch (id: string, caller: string, limits: SessionLimits): SessionRecord | undefined {
     return this.#live(id, caller, limits)?.record
   }
 
   async update (id: string, caller: string, change: (record: SessionRecord) => SessionRecord, limits: SessionLimits): Promise<SessionRecord | undefined> {
     const entry = this.#live(id, caller, limits)
     if (entry === undefined) return undefined
-    entry.record = change(entry.record)
+    // The session stays its caller's whatever the change says.
+    entry.record = { ...change(entry.record), caller: entry.record.caller }
     return entry.record
   }
 

@@ -13,7 +13,8 @@
  *   })
  *
  * `redisScale()` makes one connection pair (commands and subscriber) shared
- * by its parts; the endpoint closes them when the app closes. Each part can
+ * by its parts; a part holds it from its first command, and the last part
+ * in use closes it when the app closes (parts never used hold nothing). Each part can
  * also be built and given alone. On a Redis Cluster:
  * `redisScale({ cluster: { nodes: ['redis://host:port', ...] } })`, or
  * `{ client: new Cluster(...) }`.
@@ -22,10 +23,12 @@ import type { AnswerRouter } from '../parts/answer-router.js'
 import type { EventBus } from '../parts/event-bus.js'
 import type { TaskStoreFactory } from '../parts/task-store.js'
 import type { CatalogStore } from '../parts/catalog-store.js'
+import type { SessionStore } from '../parts/session-store.js'
 import { RedisAnswerRouter } from './redis-answer-router.js'
 import { RedisCatalogStore } from './redis-catalog-store.js'
 import { RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 import { RedisEventBus } from './redis-event-bus.js'
+import { RedisSessionStore } from './redis-session-store.js'
 import { redisTaskStore } from './redis-task-store.js'
 
 export { RedisAnswerRouter } from './redis-answer-router.js'
@@ -35,6 +38,7 @@ export {
   RedisConnection, type RedisConnectionOptions, type RedisClient, type RedisClusterOptions, type MessageHandler, RedisUnavailableError
 } from './redis-connection.js'
 export { RedisEventBus } from './redis-event-bus.js'
+export { RedisSessionStore } from './redis-session-store.js'
 export { RedisTaskStore, redisTaskStore } from './redis-task-store.js'
 
 /** What the `scale` option takes: every shared part at once. */
@@ -45,15 +49,18 @@ export interface RedisScale {
   taskStore: TaskStoreFactory
   /** Runtime catalogue changes, read by an instance at ready. */
   catalogStore: CatalogStore
+  /** Legacy `Mcp-Session-Id` sessions (the `sessions` option), served by any instance. */
+  sessionStore: SessionStore
 }
 
-/** The event bus, the legacy answer router, the task store and the catalogue store on one Redis or cluster (`url`, `cluster` or an ioredis `client`), under one key `prefix`. */
+/** The event bus, the legacy answer router, the task store, the catalogue store and the session store on one Redis or cluster (`url`, `cluster` or an ioredis `client`), under one key `prefix`. */
 export function redisScale (options: RedisConnectionOptions): RedisScale {
   const connection = new RedisConnection(options)
   return {
     eventBus: new RedisEventBus(connection),
     answerRouter: new RedisAnswerRouter(connection),
     taskStore: redisTaskStore(connection),
-    catalogStore: new RedisCatalogStore(connection)
+    catalogStore: new RedisCatalogStore(connection),
+    sessionStore: new RedisSessionStore(connection)
   }
 }

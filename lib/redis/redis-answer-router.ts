@@ -12,14 +12,15 @@
 import { randomBytes, randomUUID } from 'node:crypto'
 import type { AnswerReceiver, AnswerRouter } from '../parts/answer-router.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
-import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
+import { ConnectionUse } from './connection-use.js'
+import { type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 
 export const ANSWERS_CHANNEL = 'answers:'
 /** 12 random bytes in base64url. */
 const INSTANCE_ID = /^[A-Za-z0-9_-]{16}$/
 
 export class RedisAnswerRouter implements AnswerRouter {
-  readonly #connection: RedisConnection
+  readonly #use: ConnectionUse
   readonly #instance = randomBytes(12).toString('base64url')
   #receive: AnswerReceiver | undefined
   #subscribed: Promise<void> | undefined
@@ -27,7 +28,12 @@ export class RedisAnswerRouter implements AnswerRouter {
   #closed = false
 
   constructor (connection: RedisConnection | RedisConnectionOptions) {
-    this.#connection = connectionFrom(connection).retain()
+    this.#use = new ConnectionUse(connection)
+  }
+
+  /** The connection, retained from this part's first command (lib/redis/connection-use.ts). */
+  get #connection (): RedisConnection {
+    return this.#use.get()
   }
 
   requestId (): string {
@@ -65,11 +71,11 @@ export class RedisAnswerRouter implements AnswerRouter {
     this.#subscribed = undefined
     this.#unsubscribe?.()
     this.#unsubscribe = undefined
-    await this.#connection.release()
+    await this.#use.release()
   }
 
   #channel (instance: string): string {
-    return this.#connection.prefix + ANSWERS_CHANNEL + instance
+    return this.#use.connection.prefix + ANSWERS_CHANNEL + instance
   }
 
   #listen (): Promise<void> {

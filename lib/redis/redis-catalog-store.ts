@@ -6,7 +6,8 @@
  * Records read back are checked before use.
  */
 import { type CatalogChange, type CatalogStore, isRecordedChange, MAX_CATALOG_RECORDS, type RecordedChange, subjectOf } from '../parts/catalog-store.js'
-import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
+import { ConnectionUse } from './connection-use.js'
+import { type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 
 const KEY_SPACE = 'catalog'
 
@@ -19,16 +20,21 @@ return seq
 `
 
 export class RedisCatalogStore implements CatalogStore {
-  readonly #connection: RedisConnection
+  readonly #use: ConnectionUse
   readonly #counter: string
   readonly #records: string
 
   /** Uses `connection` (shared with the other Redis parts, released on close) or one made from its options. */
   constructor (connection: RedisConnection | RedisConnectionOptions) {
-    this.#connection = connectionFrom(connection).retain()
-    const tag = '{' + this.#connection.prefix + KEY_SPACE + '}:'
+    this.#use = new ConnectionUse(connection)
+    const tag = '{' + this.#use.connection.prefix + KEY_SPACE + '}:'
     this.#counter = tag + 'seq'
     this.#records = tag + 'records'
+  }
+
+  /** The connection, retained from this part's first command (lib/redis/connection-use.ts). */
+  get #connection (): RedisConnection {
+    return this.#use.get()
   }
 
   async record (change: CatalogChange): Promise<number> {
@@ -55,6 +61,6 @@ export class RedisCatalogStore implements CatalogStore {
 
   /** Releases the connection (closed once its last user lets go). */
   async close (): Promise<void> {
-    await this.#connection.release()
+    await this.#use.release()
   }
 }

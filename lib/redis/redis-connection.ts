@@ -19,8 +19,10 @@
  * missed meanwhile).
  *
  * Commands run through `run`, which refuses at once while the command
- * connection is down and bounds the rest by `commandTimeoutMs`: a request
- * needing Redis gets an error quickly, never a hang.
+ * connection is down and bounds the rest by `commandTimeoutMs` (ioredis's
+ * own `commandTimeout` on one Redis made here, a timer on a cluster or a
+ * given client):
+ * a request needing Redis gets an error quickly, never a hang.
  */
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 import { array, check, custom, group, integer, maybe } from '../check/option-spec.js'
@@ -189,6 +191,8 @@ export class RedisConnection {
   /** A connection that had been up went down; the next `ready` is a reconnection. */
   #lost = false
   #closed: Promise<void> | undefined
+  /** The wait for the first connection, while commands wait for it. */
+  #firstReady: Promise<void> | undefined
 
   constructor (options: RedisConnectionOptions) {
     const { url, client, cluster, prefix, connectTimeoutMs, commandTimeoutMs } = check(CONNECTION, options, 'redis', (path, message) => new FST_MCP_INVALID_OPTION(path, message))
@@ -272,9 +276,16 @@ export class RedisConnection {
     if (this.#closed !== undefined) return Promise.reject(new RedisUnavailableError('The Redis connection is closed'))
     if (this.commands.status !== 'ready') {
       // Not connected yet (first use before ready()): connect first, bounded by connectTimeoutMs.
-      if (!this.#connectedOnce) return this.#whenReady(this.commands, Date.now() + this.connectTimeoutMs).then(() => this.run(command))
+      if (!this.#connectedOnce) {
+        // One wait shared by every command sent meanwhile (one listener on the client, not one each).
+        this.#firstReady ??= this.#whenReady(this.commands, Date.now() + this.connectTimeoutMs).finally(() => { this.#firstReady = undefined })
+        return this.#firstReady.then(() => this.run(command))
+      }
       return Promise.reject(new RedisUnavailableError(`Redis is unavailable (${this.#where}: ${this.commands.status})`, { cause: this.#lastError }))
     }
+    // One Redis made here has ioredis's own commandTimeout: one timer per command is enough. A Cluster
+    // applies it per node only, not while it waits for its nodes (a lost cluster): it keeps this timer.
+    if (this.#ownsCommands && !this.cluster) return command(this.commands).catch((err: unknown) => { throw this.#failure(err) })
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(() => {
         reject(new RedisUnavailableError(`Redis did not answer within ${this.commandTimeoutMs} ms (${this.#where})`))
@@ -284,12 +295,16 @@ export class RedisConnection {
         (value) => { clearTimeout(timer); resolve(value) },
         (err: unknown) => {
           clearTimeout(timer)
-          // A reply error (a script's own error, a wrong type) is not an outage.
-          if (err instanceof Error && err.name === 'ReplyError') reject(err)
-          else reject(new RedisUnavailableError(`Redis command failed (${this.#where}): ${err instanceof Error ? err.message : String(err)}`, { cause: err }))
+          reject(this.#failure(err))
         }
       )
     })
+  }
+
+  /** A reply error (a script's own error, a wrong type) as it is: not an outage; anything else as RedisUnavailableError. */
+  #failure (err: unknown): Error {
+    if (err instanceof Error && err.name === 'ReplyError') return err
+    return new RedisUnavailableError(`Redis command failed (${this.#where}): ${err instanceof Error ? err.message : String(err)}`, { cause: err })
   }
 
   /** PUBLISH (SPUBLISH on a sharding cluster) through `run`; resolves with the number of subscribers that received it. */

@@ -21,7 +21,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import { deliver, type EventBus, isMcpEvent, ListenerList, type McpEvent, type McpEventListener } from '../parts/event-bus.js'
-import { connectionFrom, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
+import { ConnectionUse } from './connection-use.js'
+import { type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 
 export const EVENTS_CHANNEL = 'events'
 /** Most events kept to send again after an outage (the latest per list, resource, task and log level). */
@@ -53,7 +54,7 @@ function encode (origin: string, event: McpEvent): string {
 }
 
 export class RedisEventBus implements EventBus {
-  readonly #connection: RedisConnection
+  readonly #use: ConnectionUse
   readonly #channel: string
   readonly #origin = randomBytes(12).toString('base64url')
   readonly #listeners = new ListenerList()
@@ -70,9 +71,14 @@ export class RedisEventBus implements EventBus {
 
   /** Takes the shared connection of `redisScale()`, or options to make its own. */
   constructor (connection: RedisConnection | RedisConnectionOptions) {
-    this.#connection = connectionFrom(connection).retain()
-    this.#channel = this.#connection.prefix + EVENTS_CHANNEL
-    this.#stopWatching = this.#connection.onReconnect(() => { void this.#confirmReconnect() })
+    this.#use = new ConnectionUse(connection)
+    this.#channel = this.#use.connection.prefix + EVENTS_CHANNEL
+    this.#stopWatching = this.#use.connection.onReconnect(() => { void this.#confirmReconnect() })
+  }
+
+  /** The connection, retained from this part's first command (lib/redis/connection-use.ts). */
+  get #connection (): RedisConnection {
+    return this.#use.get()
   }
 
   /** Resolves with how many subscriptions received it (every connected instance, this one included). */
@@ -115,7 +121,7 @@ export class RedisEventBus implements EventBus {
     this.#stopWatching()
     this.#probe = undefined
     this.#stopListening()
-    await this.#connection.release()
+    await this.#use.release()
   }
 
   /** Sends `event` to the other instances; kept to send again if Redis cannot take it now. */

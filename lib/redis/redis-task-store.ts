@@ -31,7 +31,8 @@
  * still serves reads, so tasks stay readable when Redis is full.
  */
 import { createHash, randomUUID } from 'node:crypto'
-import { connectionFrom, type RedisClient, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
+import { ConnectionUse } from './connection-use.js'
+import { type RedisClient, type RedisConnection, type RedisConnectionOptions } from './redis-connection.js'
 import {
   type AnswerOutcome,
   type AskOutcome,
@@ -327,22 +328,27 @@ function toChange (taskId: string, reply: Reply | null, payload?: { result?: Jso
 
 export class RedisTaskStore implements TaskStore {
   readonly shared = true
-  readonly #connection: RedisConnection
+  readonly #use: ConnectionUse
   readonly #prefix: string
   readonly #scripts: ScriptClient
   readonly #limits: TaskLimits
 
   /** Uses `connection` (shared with the other Redis parts, released on close) or one made from its options. */
   constructor (connection: RedisConnection | RedisConnectionOptions, limits: TaskLimits) {
-    this.#connection = connectionFrom(connection).retain()
-    const client = this.#connection.commands as ScriptClient & RedisClient
+    this.#use = new ConnectionUse(connection)
+    const client = this.#use.connection.commands as ScriptClient & RedisClient
     for (const [name, lua] of SCRIPTS) {
       // defineCommand is per client; a client shared by several stores defines each script once.
       if (typeof client[name] !== 'function') client.defineCommand(name, { numberOfKeys: 1, lua })
     }
     this.#scripts = keyedScripts(client)
-    this.#prefix = '{' + this.#connection.prefix + KEY_SPACE + '}:'
+    this.#prefix = '{' + this.#use.connection.prefix + KEY_SPACE + '}:'
     this.#limits = limits
+  }
+
+  /** The connection, retained from this part's first command (lib/redis/connection-use.ts). */
+  get #connection (): RedisConnection {
+    return this.#use.get()
   }
 
   /** Runs a script through the connection: refused at once while Redis is away, bounded in time. */
@@ -442,7 +448,7 @@ export class RedisTaskStore implements TaskStore {
 
   /** Releases the connection (closed once its last user lets go; a client you gave is never closed). */
   async close (): Promise<void> {
-    await this.#connection.release()
+    await this.#use.release()
   }
 
   async #failUnkept (taskId: string, why: string): Promise<Change | undefined> {

@@ -133,6 +133,22 @@ t.test('DELETE ends the session and its open stream; the id is then 404', async 
   await readBody(again)
 })
 
+t.test('a session that makes room for a newer one ends with its open stream', async (t) => {
+  const { app: fastify, port } = await app(t, { sessions: { maxSessionsPerCaller: 1 } })
+  const { session: first } = await initialize(port)
+  const res = await request(port, 'GET', { accept: 'text/event-stream', ...V, 'mcp-session-id': first })
+  t.equal(res.statusCode, 200)
+  const stream = new SseReader(res)
+  await stream.next()
+  t.equal(fastify.mcp.listenStreams, 1)
+  const { session: second } = await initialize(port)
+  t.not(second, first)
+  await stream.ended
+  t.equal(fastify.mcp.listenStreams, 0, 'the stream of the session that made room ended')
+  t.equal((await rpc(port, first, 'tools/list')).status, 404, 'its id is 404: the client initializes again')
+  t.equal((await rpc(port, second, 'tools/list')).status, 200)
+})
+
 t.test('an idle session expires', async (t) => {
   // Wide margins: a loaded machine may take a while between two requests.
   const { port } = await app(t, { sessions: { idleTimeoutMs: 1500 } })
