@@ -4,23 +4,12 @@
 // define result, the handler was dropped without a word. Such a module is now
 // refused at registration, naming the handler and the fix (spread the result).
 import t from 'tap'
-import Fastify from 'fastify'
-import { definePrompts, defineResources, defineTools, mcpCapabilities } from '../../lib/index.js'
+import { definePrompts, defineResources, defineTools } from '../../lib/index.js'
+import { registrationError as registrationErrorOf } from '../helpers/mcp-fixtures.js'
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
 
-async function registrationError (server: object): Promise<(Error & { code?: string }) | undefined> {
-  const app = Fastify()
-  try {
-    await app.register(mcpCapabilities, { server, serverInfo: { name: 't', version: '1' } })
-    await app.ready()
-    return undefined
-  } catch (error) {
-    return error as Error & { code?: string }
-  } finally {
-    await app.close()
-  }
-}
+const registrationError = async (server: object) => await registrationErrorOf({ server, serverInfo: { name: 't', version: '1' } })
 
 const tools = defineTools({ wipe: { scopes: ['admin'], handler: () => text('wiped') } })
 const prompts = definePrompts({ p: { handler: () => 'p' } })
