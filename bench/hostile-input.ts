@@ -14,7 +14,7 @@
  */
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import { againstGoal, STALL_GOAL_MS } from './stall-goal.js'
+import { againstGoal, STALL_GOAL_MS, startStallMeter } from './stall-goal.js'
 import mcpCapabilities, { defineResources, defineTools, runAsTask } from '../lib/index.js'
 import { forgedCursorMemory } from './hostile-forged-cursors.js'
 import { spanQueueMemory } from './hostile-span-queue.js'
@@ -89,19 +89,11 @@ for (const [what, method, params] of cases) {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
   if (modern) Object.assign(headers, { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method, 'mcp-name': String(params.name) })
   else headers['mcp-protocol-version'] = '2025-11-25'
-  // A 1 ms heartbeat: the longest gap between its ticks is the longest the loop was blocked.
-  let last = performance.now()
-  let blocked = 0
-  const heartbeat = setInterval(() => {
-    const now = performance.now()
-    blocked = Math.max(blocked, now - last)
-    last = now
-  }, 1)
+  const stopMeter = startStallMeter()
   const started = performance.now()
   const reply = await app.inject({ method: 'POST', url: '/mcp', headers, payload })
   const ms = performance.now() - started
-  blocked = Math.max(blocked, performance.now() - last)
-  clearInterval(heartbeat)
+  const blocked = stopMeter()
   const body = JSON.parse(reply.body)
   const answer = reply.statusCode >= 500 ? `HTTP ${reply.statusCode}` : body.id === 1 ? (body.error !== undefined ? `error ${body.error.code} (${body.error.message.length} chars)` : body.result?.isError === true ? `tool error (${body.result.content[0].text.length} chars)` : body.result?.resultType ?? 'result') : `BAD ANSWER (HTTP ${reply.statusCode})`
   worst = Math.max(worst, blocked)

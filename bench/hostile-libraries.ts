@@ -19,7 +19,7 @@ import { Type } from 'typebox'
 import * as v from 'valibot'
 import { toStandardJsonSchema } from '@valibot/to-json-schema'
 import { z } from 'zod'
-import { againstGoal, STALL_GOAL_MS } from './stall-goal.js'
+import { againstGoal, STALL_GOAL_MS, startStallMeter } from './stall-goal.js'
 import mcpCapabilities, { defineTools } from '../lib/index.js'
 
 const BYTES = Number(process.env.BYTES ?? 1024 * 1024)
@@ -56,16 +56,9 @@ function itemsFor (item: string): number {
 
 async function blockedMs (app: FastifyInstance, name: string, args: unknown): Promise<[number, string]> {
   const payload = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } })
-  let last = performance.now()
-  let blocked = 0
-  const heartbeat = setInterval(() => {
-    const now = performance.now()
-    blocked = Math.max(blocked, now - last)
-    last = now
-  }, 1)
+  const stopMeter = startStallMeter()
   const reply = await app.inject({ method: 'POST', url: '/mcp', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }, payload })
-  blocked = Math.max(blocked, performance.now() - last)
-  clearInterval(heartbeat)
+  const blocked = stopMeter()
   const body = JSON.parse(reply.body)
   const answer = reply.statusCode >= 400 ? `HTTP ${reply.statusCode}` : body.id !== 1 ? 'BAD ANSWER' : body.result?.isError === true ? `tool error: ${String(body.result.content[0].text).slice(0, 70)}` : body.error !== undefined ? `error ${body.error.code}` : 'result'
   return [blocked, answer]

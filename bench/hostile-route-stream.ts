@@ -17,7 +17,7 @@ import Fastify from 'fastify'
 import { Readable } from 'node:stream'
 import mcpCapabilities from '../lib/index.js'
 import { settledHeap } from './settled-heap.js'
-import { againstGoal } from './stall-goal.js'
+import { againstGoal, startStallMeter } from './stall-goal.js'
 
 const MIB = Number(process.env.MIB ?? 24)
 const CAP_MIB = Number(process.env.CAP_MIB ?? 32)
@@ -61,21 +61,14 @@ export async function routeStreamMemory (): Promise<void> {
     const rssBefore = process.memoryUsage().rss
     let peak = 0
     let rssPeak = 0
-    let last = performance.now()
-    let blocked = 0
-    const heartbeat = setInterval(() => {
-      const now = performance.now()
-      blocked = Math.max(blocked, now - last)
-      last = now
-    }, 1)
+    const stopMeter = startStallMeter()
     const sampler = setInterval(() => {
       const usage = process.memoryUsage()
       peak = Math.max(peak, usage.heapUsed + usage.arrayBuffers)
       rssPeak = Math.max(rssPeak, usage.rss)
     }, 20)
     const replies = await Promise.all(Array.from({ length: calls }, call))
-    blocked = Math.max(blocked, performance.now() - last)
-    clearInterval(heartbeat)
+    const blocked = stopMeter()
     clearInterval(sampler)
     const usage = process.memoryUsage()
     peak = Math.max(peak, usage.heapUsed + usage.arrayBuffers)

@@ -9,3 +9,21 @@ export const STALL_GOAL_MS = 50
 export function againstGoal (blockedMs: number): string {
   return blockedMs > STALL_GOAL_MS ? 'OVER' : 'met'
 }
+
+/**
+ * Starts a 1 ms heartbeat; the returned stop gives the longest gap between its
+ * ticks (up to the stop), which is the longest the event loop was blocked.
+ */
+export function startStallMeter (): () => number {
+  let last = performance.now()
+  let blocked = 0
+  const heartbeat = setInterval(() => {
+    const now = performance.now()
+    blocked = Math.max(blocked, now - last)
+    last = now
+  }, 1)
+  return () => {
+    clearInterval(heartbeat)
+    return Math.max(blocked, performance.now() - last)
+  }
+}

@@ -35,6 +35,8 @@ export interface StdioServer {
 }
 
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const
+/** How long closing may take after SIGINT or SIGTERM before the signal ends the process anyway. */
+const SIGNAL_CLOSE_BOUND_MS = 5_000
 
 /**
  * Serves `app`'s MCP endpoint (fastify-mcp-capabilities registered on it)
@@ -71,7 +73,16 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
   })
 
   const onSignal = (signal: NodeJS.Signals): void => {
-    void close(`received ${signal}`, 0).finally(() => process.kill(process.pid, signal))
+    // The signal is raised again once closed, or after SIGNAL_CLOSE_BOUND_MS if closing hangs: a wait that no
+    // handle holds would otherwise let the process end with code 0 instead of the signal a host expects.
+    const bound = setTimeout(() => {
+      log.warn({ signal }, 'MCP stdio: closing did not finish in time; ending with the signal')
+      process.kill(process.pid, signal)
+    }, SIGNAL_CLOSE_BOUND_MS)
+    void close(`received ${signal}`, 0).finally(() => {
+      clearTimeout(bound)
+      process.kill(process.pid, signal)
+    })
   }
   if (settings.handleSignals) for (const signal of SIGNALS) process.once(signal, onSignal)
 

@@ -93,6 +93,7 @@ await t.test(`the Inspector commands of ${DOCS} are pinned and run as written`, 
     t.ok(names.includes('add_note'), `${DOCS}:${block.line} lists the example's tools`)
     // The variant the page names after it.
     const called = await run('bash', ['-euo', 'pipefail', '-c', script.replace('--method tools/list', '--method tools/call --tool-name add_note --tool-arg title=Hi body=There')], { timeout: 300_000 })
-    t.match(JSON.parse(called.stdout), { result: { content: [{ type: 'text' }] } }, 'and calls one with --tool-arg')
+    // add_note answers a link to the note it stored, named by the title argument.
+    t.match(JSON.parse(called.stdout), { result: { content: [{ type: 'resource_link', name: 'Hi' }] } }, 'and calls one with --tool-arg')
   }
 })
