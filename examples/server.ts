@@ -92,11 +92,11 @@ metadata:
 
 1. Before adding a note, call \`search_notes\` with its key words: update rather than duplicate.
 2. Add it with \`add_note\`: a short title, the body in plain sentences, tags from
-   [the style guide](references/STYLE.md).
+   [the style guide](references/note-style.md).
 3. To review notes, read each \`notes://note/{id}\` resource, then use the
    \`summarise_note\` prompt.
 `,
-  'references/STYLE.md': `# Note style
+  'references/note-style.md': `# Note style
 
 - Titles: five words at most, no trailing period.
 - Tags: lowercase, singular (\`shopping\`, \`idea\`, \`meeting\`).

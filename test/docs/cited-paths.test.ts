@@ -59,7 +59,7 @@ t.test('every repository path cited in lib/ and the docs exists', async (t) => {
 
 t.test('the scan finds what it should', async (t) => {
   const none = (): boolean => false
-  t.strictSame(missingCitations('the caller (lib/auth/caller.ts) and PROTOCOL.md section 4', none), ['lib/auth/caller.ts', 'PROTOCOL.md'])
+  t.strictSame(missingCitations('the caller (lib/auth/caller.ts) and DESIGN.md section 4', none), ['lib/auth/caller.ts', 'DESIGN.md'])
   t.strictSame(missingCitations('see https://github.com/o/r/blob/main/docs/gen-ai/mcp.md', none), [], 'a path in a URL is another repository\'s')
   t.strictSame(missingCitations('`bench/results/latest.json` is written by the bench', none), [], 'outputs of scripts are not in the repository')
   t.strictSame(missingCitations('a dist/lib/index.js or node_modules/x/lib/y.ts', none), [], 'only repository folders')

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 3: what each deployment era answers to legacy
+// docs/protocol.md "Eras": what each deployment era answers to legacy
 // `initialize` and to modern requests.
 import t from 'tap'
 import { buildCapabilities, ErrorCode } from '../../lib/index.js'

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 4: the legacy endpoint (2024-11-05..2025-11-25) over
+// docs/protocol.md "Eras": the legacy endpoint (2024-11-05..2025-11-25) over
 // stateless Streamable HTTP.
 import t from 'tap'
 import { buildCapabilities, ErrorCode, McpError, type HandlerContext } from '../../lib/index.js'

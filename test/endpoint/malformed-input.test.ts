@@ -1,5 +1,5 @@
 // Malformed input of any kind gets the right JSON-RPC error and status, never
-// a 500, in both eras (PROTOCOL.md sections 5 and 7); handler failures become
+// a 500, in both eras (docs/protocol.md "Routing and errors"); handler failures become
 // -32603 without leaking internals, and are logged.
 import fc from 'fast-check'
 import t from 'tap'

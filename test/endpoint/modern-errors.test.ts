@@ -1,4 +1,4 @@
-// PROTOCOL.md section 5, the modern error table: one test per row, each
+// docs/protocol.md "Routing and errors", the modern error table: one test per row, each
 // asserting the HTTP status, the JSON-RPC code, the echoed id and the data.
 import t from 'tap'
 import { ErrorCode, McpError, type HandlerContext } from '../../lib/index.js'

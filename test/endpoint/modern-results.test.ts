@@ -1,5 +1,5 @@
 // Modern (2026-07-28) results: resultType, _meta serverInfo, and the cache
-// hints of discover, list and read results (PROTOCOL.md section 5), compared
+// hints of discover, list and read results (docs/protocol.md), compared
 // against exact expected objects.
 import t from 'tap'
 import type { FastifyRequest } from 'fastify'

@@ -1,4 +1,4 @@
-// PROTOCOL.md section 7: the DNS-rebinding defence. `inject` gives the
+// docs/security.md: the DNS-rebinding defence. `inject` gives the
 // endpoint a mock socket without a local address (not a loopback listener),
 // so the loopback defaults are checked against a server listening on
 // 127.0.0.1 and a real HTTP client.

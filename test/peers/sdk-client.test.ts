@@ -2,7 +2,7 @@
  * The official SDK client (@modelcontextprotocol/client 2.4.0) against the
  * conformance example in each deployment era: in legacy mode offering each
  * legacy version, in `auto` mode, and pinned to 2026-07-28. It must land in
- * the era the deployment and the client can agree on (PROTOCOL.md section 3),
+ * the era the deployment and the client can agree on (docs/protocol.md "Eras"),
  * see exactly the capabilities the plugin built for that era, and be able to
  * list and call tools; where they cannot agree, connecting fails.
  */
