@@ -14,7 +14,7 @@
 import type { StandardJsonSchema } from './schema-types.js'
 import { isThenable } from '../common/maybe-promise.js'
 import { clip } from '../protocol/describe.js'
-import { DETAILED_BODY_BYTES, DETAILED_VALUES, Invalid, ProblemList, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
+import { detailedCount, Invalid, ProblemList, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
 import { valueCountWithin } from './value-count.js'
 
 /** The default of `limits.maxArgumentValues`. */
@@ -80,8 +80,7 @@ export function standardValidator (schema: StandardJsonSchema, use: SchemaUse): 
       const max = bounds?.maxValues ?? DEFAULT_MAX_ARGUMENT_VALUES
       const count = valueCountWithin(value, max)
       if (count === undefined) return new Invalid([`${root}: more than ${max} values, more than this server accepts`])
-      // what `detailed` says, from the count just made (it would walk the value again)
-      if (quick !== undefined && (count > DETAILED_VALUES || (bodyBytes ?? 0) > DETAILED_BODY_BYTES)) {
+      if (quick !== undefined && !detailedCount(count, bodyBytes)) {
         const allowed = withinStack(use, () => quick(value))
         if (allowed instanceof Invalid) return allowed
         if (!allowed) return unlocated(root, bodyBytes)

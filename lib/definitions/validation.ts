@@ -58,7 +58,12 @@ export function declaredBodyBytes (request: { readonly headers: Readonly<Record<
  * walked at all) and holds at most `DETAILED_VALUES` values.
  */
 export function detailed (value: unknown, bodyBytes = 0): boolean {
-  return bodyBytes <= DETAILED_BODY_BYTES && valueCountWithin(value, DETAILED_VALUES) !== undefined
+  return bodyBytes <= DETAILED_BODY_BYTES && detailedCount(valueCountWithin(value, DETAILED_VALUES), bodyBytes)
+}
+
+/** `detailed` for a value already counted (`count`, undefined when past the count's bound): no second walk. */
+export function detailedCount (count: number | undefined, bodyBytes = 0): boolean {
+  return bodyBytes <= DETAILED_BODY_BYTES && count !== undefined && count <= DETAILED_VALUES
 }
 
 /**
