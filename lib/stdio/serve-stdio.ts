@@ -11,6 +11,7 @@
  * of stdin and stdout, so the process exits once nothing else holds it.
  * SIGINT and SIGTERM close at once, then the signal is raised again.
  */
+import { constants as osConstants } from 'node:os'
 import type { FastifyInstance } from 'fastify'
 import type { McpDecorator } from '../endpoint/mcp-decorator.js'
 import { DEFAULT_BODY_LIMIT } from '../options.js'
@@ -37,6 +38,20 @@ export interface StdioServer {
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const
 /** How long closing may take after SIGINT or SIGTERM before the signal ends the process anyway. */
 const SIGNAL_CLOSE_BOUND_MS = 5_000
+/** How long a raised signal may stay with other listeners before the process exits with the signal's code. */
+const SIGNAL_RAISE_BOUND_MS = 1_000
+
+/**
+ * Ends the process with `signal` as a host expects. Another library's
+ * listener (signal-exit, say) may still hold the signal; Node's signal
+ * handles do not keep the process alive, so without the timer it could end
+ * with code 0 before the raised signal is read. Should those listeners
+ * swallow it, the shell's code for the signal ends the process.
+ */
+function raiseAgain (signal: NodeJS.Signals): void {
+  setTimeout(() => process.exit(128 + osConstants.signals[signal]), SIGNAL_RAISE_BOUND_MS)
+  process.kill(process.pid, signal)
+}
 
 /**
  * Serves `app`'s MCP endpoint (fastify-mcp-capabilities registered on it)
@@ -77,11 +92,11 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
     // handle holds would otherwise let the process end with code 0 instead of the signal a host expects.
     const bound = setTimeout(() => {
       log.warn({ signal }, 'MCP stdio: closing did not finish in time; ending with the signal')
-      process.kill(process.pid, signal)
+      raiseAgain(signal)
     }, SIGNAL_CLOSE_BOUND_MS)
     void close(`received ${signal}`, 0).finally(() => {
       clearTimeout(bound)
-      process.kill(process.pid, signal)
+      raiseAgain(signal)
     })
   }
   if (settings.handleSignals) for (const signal of SIGNALS) process.once(signal, onSignal)

@@ -3,7 +3,8 @@
  * messages and nothing else (the fixture console.logs after serveStdio),
  * in the order the endpoint wrote them; a malformed line and an over-long
  * line are answered and the stream goes on; the process exits by itself
- * when stdin ends, after the app's onClose hooks ran; SIGTERM closes it too.
+ * when stdin ends, after the app's onClose hooks ran; SIGTERM closes it too,
+ * and still ends it when another library's listener holds the signal.
  */
 import { spawn } from 'node:child_process'
 import t from 'tap'
@@ -17,8 +18,8 @@ interface Run {
 }
 
 /** Starts the fixture, writes `input` (then `after(child)`), and collects everything until it exits. */
-function run (input: string[], after: (stdin: NodeJS.WritableStream, kill: (signal: NodeJS.Signals) => void, stdout: () => string) => void): Promise<Run> {
-  const child = spawn(COMMAND, [...ARGS], { env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] })
+function run (input: string[], after: (stdin: NodeJS.WritableStream, kill: (signal: NodeJS.Signals) => void, stdout: () => string) => void, env: Record<string, string> = {}): Promise<Run> {
+  const child = spawn(COMMAND, [...ARGS], { env: childEnv(env), stdio: ['pipe', 'pipe', 'pipe'] })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (chunk: Buffer) => { stdout += chunk.toString() })
@@ -60,16 +61,27 @@ t.test('stdin ends: every answer written, only JSON-RPC on stdout, onClose ran, 
   t.match(result.stderr, /onClose hook ran/, 'the app was closed')
 })
 
+/** Sends SIGTERM once the initialize answer is out. */
+function terminateAfterInitialize (_stdin: NodeJS.WritableStream, kill: (signal: NodeJS.Signals) => void, stdout: () => string): void {
+  const wait = setInterval(() => {
+    if (stdout().includes('"id":1')) {
+      clearInterval(wait)
+      kill('SIGTERM')
+    }
+  }, 10)
+}
+
 t.test('SIGTERM: the app closes and the process ends with the signal', async (t) => {
-  const result = await run([INITIALIZE], (_stdin, kill, stdout) => {
-    const wait = setInterval(() => {
-      if (stdout().includes('"id":1')) {
-        clearInterval(wait)
-        kill('SIGTERM')
-      }
-    }, 10)
-  })
-  t.equal(result.signal, 'SIGTERM')
+  const result = await run([INITIALIZE], terminateAfterInitialize)
+  t.equal(result.signal, 'SIGTERM', 'ended by the signal', { code: result.code, stderr: result.stderr })
   t.match(result.stderr, /onClose hook ran/)
   t.equal(result.lines.length, 1, 'only the initialize answer was written')
+})
+
+t.test('SIGTERM while another library also listens for it: the process still ends, never with code 0', async (t) => {
+  const result = await run([INITIALIZE], terminateAfterInitialize, { STDIO_OTHER_SIGTERM_LISTENER: '1' })
+  t.match(result.stderr, /onClose hook ran/)
+  t.match(result.stderr, /other listener heard SIGTERM/)
+  t.equal(result.signal, null, 'the other listener kept the signal from ending it')
+  t.equal(result.code, 143, "the shell's code for SIGTERM", { stderr: result.stderr })
 })
