@@ -3,8 +3,10 @@
  * resource subscriptions per session heard on the session's GET stream (the
  * official SDK client v1 end to end), the log level per session, and
  * hostile input: forged and cross-caller ids (404, nothing revealed), a
- * session deleted while its stream is open, 10,000 abandoned sessions
- * (bounded in all and per caller).
+ * session deleted while its stream is open, ids replayed after DELETE and
+ * after expiry (on POST, GET and DELETE), GET floods (held at the stream
+ * caps, every stream released), 10,000 abandoned sessions (bounded in all
+ * and per caller).
  */
 import http, { type IncomingMessage } from 'node:http'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
@@ -12,7 +14,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import t, { type Test } from 'tap'
 import { defineResources, defineTools } from '../../lib/index.js'
 import { MemorySessionStore } from '../../lib/parts/session-store.js'
-import { post, readBody, SseReader, startApp, type TestOptions } from '../streams/helpers.js'
+import { delay, post, readBody, SseReader, startApp, type TestOptions } from '../streams/helpers.js'
 
 const server = {
   ...defineTools({ echo: { handler: () => ({ content: [] }) } }),
@@ -131,6 +133,53 @@ t.test('DELETE ends the session and its open stream; the id is then 404', async 
   const again = await request(port, 'DELETE', { ...V, 'mcp-session-id': session })
   t.equal(again.statusCode, 404)
   await readBody(again)
+})
+
+/** Every way a client can name a session: POST, subscribe, GET and DELETE; each must say 404. */
+async function replay (t: Test, port: number, session: string, why: string): Promise<void> {
+  t.equal((await rpc(port, session, 'tools/list')).status, 404, `${why}: POST`)
+  t.equal((await rpc(port, session, 'resources/subscribe', { uri: 'notes://note/1' })).status, 404, `${why}: subscribe`)
+  const get = await request(port, 'GET', { accept: 'text/event-stream', ...V, 'mcp-session-id': session })
+  t.equal(get.statusCode, 404, `${why}: GET opens no stream`)
+  await readBody(get)
+  const del = await request(port, 'DELETE', { ...V, 'mcp-session-id': session })
+  t.equal(del.statusCode, 404, `${why}: DELETE`)
+  await readBody(del)
+}
+
+t.test('replayed ids: after DELETE and after expiry, every use answers 404, again and again (nothing revives the session)', async (t) => {
+  // Wide margins: a loaded machine may take a while between two requests.
+  const { app: fastify, port } = await app(t, { sessions: { idleTimeoutMs: 1500 } })
+  const ended = (await initialize(port)).session
+  const expired = (await initialize(port)).session
+  const del = await request(port, 'DELETE', { ...V, 'mcp-session-id': ended })
+  t.equal(del.statusCode, 204)
+  await readBody(del)
+  for (let round = 0; round < 2; round++) await replay(t, port, ended, `after DELETE, replay ${round + 1}`)
+  await delay(2000)
+  for (let round = 0; round < 2; round++) await replay(t, port, expired, `after expiry, replay ${round + 1}`)
+  t.equal(fastify.mcp.listenStreams, 0, 'no stream was opened for a dead session')
+})
+
+t.test('GET floods: many GETs by one caller, and by many callers, are held at the stream caps; every stream is released', async (t) => {
+  const { app: fastify, port } = await app(t, { limits: { listen: { keepAliveMs: 0, maxStreams: 20, maxStreamsPerCaller: 5 } } })
+  const { session } = await initialize(port)
+  const stream = { accept: 'text/event-stream', ...V }
+  const statuses = (responses: IncomingMessage[]) => responses.reduce<Record<number, number>>((counts, res) => ({ ...counts, [res.statusCode as number]: (counts[res.statusCode as number] ?? 0) + 1 }), {})
+  // One caller, with and without its session: one cap for both.
+  const oneCaller = await Promise.all(Array.from({ length: 100 }, (_, i) => request(port, 'GET', i % 2 === 0 ? { ...stream, 'mcp-session-id': session } : stream)))
+  t.strictSame(statuses(oneCaller), { 200: 5, 429: 95 }, 'one caller holds at most maxStreamsPerCaller')
+  const manyCallers = await Promise.all(Array.from({ length: 100 }, (_, i) => request(port, 'GET', { ...stream, authorization: `Bearer flood-${i}` })))
+  t.strictSame(statuses(manyCallers), { 200: 15, 503: 85 }, 'all callers together at most maxStreams')
+  t.equal(fastify.mcp.listenStreams, 20)
+  const all = [...oneCaller, ...manyCallers]
+  await Promise.all(all.filter((res) => res.statusCode !== 200).map(readBody))
+  for (const res of all) res.destroy()
+  for (let i = 0; i < 250 && fastify.mcp.listenStreams > 0; i++) await delay(20)
+  t.equal(fastify.mcp.listenStreams, 0, 'every stream of the flood released')
+  const after = await request(port, 'GET', { ...stream, 'mcp-session-id': session })
+  t.equal(after.statusCode, 200, 'the caller can open a stream again')
+  after.destroy()
 })
 
 t.test('a session that makes room for a newer one ends with its open stream', async (t) => {
