@@ -19,7 +19,13 @@
  * `resources/updated` for what its session subscribed to (the subscribe
  * landing wherever the balancer sends it), and keeps its session and
  * subscription through a rolling restart of all three instances.
+ *
+ * Hostile, with the instances addressed directly: a session ended on one
+ * instance while its stream is open on another ends that stream, and an id
+ * replayed after DELETE or after expiry is 404 on every instance (no
+ * instance's copy of the session outlives it).
  */
+import http, { type IncomingMessage } from 'node:http'
 import { Client as ClientV2, StreamableHTTPClientTransport as TransportV2 } from '@modelcontextprotocol/client'
 import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport as TransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
@@ -30,8 +36,10 @@ import type { Test } from 'tap'
 import mcpCapabilities, { defineResources, defineTools } from '../../lib/index.js'
 import { type RedisConnectionOptions, redisScale } from '../../lib/redis/index.js'
 import { startBalancer } from '../helpers/balancer.js'
+import { readBody, SseReader } from '../streams/helpers.js'
 
 const SECRET = 'a-request-state-secret-shared-by-every-instance'
+const LEGACY = '2025-11-25'
 const RECONNECTION = { initialReconnectionDelay: 50, maxReconnectionDelay: 200, reconnectionDelayGrowFactor: 1.5, maxRetries: 20 }
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
@@ -115,6 +123,42 @@ const PEERS: PeerKind[] = [
   }
 ]
 
+/** One raw request to an instance, naming `session`. */
+function send (port: number, method: 'POST' | 'GET' | 'DELETE', session: string | undefined, body?: unknown): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const req = http.request({
+      host: '127.0.0.1',
+      port,
+      path: '/mcp',
+      method,
+      agent: false,
+      headers: {
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        accept: method === 'GET' ? 'text/event-stream' : 'application/json, text/event-stream',
+        'mcp-protocol-version': LEGACY,
+        ...(session === undefined ? {} : { 'mcp-session-id': session })
+      }
+    }, resolve)
+    req.on('error', reject)
+    req.end(body === undefined ? undefined : JSON.stringify(body))
+  })
+}
+
+async function openSession (port: number): Promise<string> {
+  const res = await send(port, 'POST', undefined, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })
+  await readBody(res)
+  return res.headers['mcp-session-id'] as string
+}
+
+/** The status each use of `session` gets (a POST and a GET), the answers read. */
+async function uses (port: number, session: string): Promise<[number | undefined, number | undefined]> {
+  const posted = await send(port, 'POST', session, { jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} })
+  await readBody(posted)
+  const got = await send(port, 'GET', session)
+  got.destroy()
+  return [posted.statusCode, got.statusCode]
+}
+
 async function until (what: string, check: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs
   while (!check()) {
@@ -130,7 +174,7 @@ async function until (what: string, check: () => boolean, timeoutMs = 5000): Pro
 export async function legacyPeerScenarios (t: Test, connection: RedisConnectionOptions, label: string): Promise<void> {
   let prefixes = 0
 
-  async function instance (t: Test, prefix: string, sessions: boolean, port = 0): Promise<{ app: FastifyInstance, port: number }> {
+  async function instance (t: Test, prefix: string, sessions: boolean | { idleTimeoutMs: number }, port = 0): Promise<{ app: FastifyInstance, port: number }> {
     const app = Fastify({ forceCloseConnections: true })
     t.teardown(() => app.close())
     await app.register(mcpCapabilities, { server: module(), serverInfo: { name: 'balanced', version: '1' }, requestState: { secret: SECRET }, scale: redisScale({ ...connection, prefix }), sessions, limits: { listen: { keepAliveMs: 0 } } })
@@ -219,4 +263,30 @@ export async function legacyPeerScenarios (t: Test, connection: RedisConnectionO
       t.pass(`its subscription, kept in ${label}, outlived every instance`)
     })
   }
+
+  await t.test(`hostile, sessions on ${label}: a session ended on one instance while its stream is open on another; its id replayed after DELETE or after expiry is 404 on every instance`, async (t) => {
+    const prefix = `legacy-peers-${++prefixes}:`
+    // Wide margins: a loaded machine may take a while between two requests.
+    const sessions = { idleTimeoutMs: 1500 }
+    const apps = [await instance(t, prefix, sessions), await instance(t, prefix, sessions), await instance(t, prefix, sessions)]
+    const [first, second, third] = apps as [typeof apps[0], typeof apps[0], typeof apps[0]]
+    const ended = await openSession(first.port)
+    const expired = await openSession(first.port)
+    const res = await send(second.port, 'GET', ended)
+    t.equal(res.statusCode, 200, 'the stream opens on another instance')
+    const stream = new SseReader(res)
+    t.teardown(() => res.destroy())
+    await stream.next()
+    const deleted = await send(third.port, 'DELETE', ended)
+    await readBody(deleted)
+    t.equal(deleted.statusCode, 204, 'ended on a third instance')
+    await until('the stream on the second instance ended', () => second.app.mcp.listenStreams === 0)
+    await stream.ended
+    for (const [i, app] of apps.entries()) t.strictSame(await uses(app.port, ended), [404, 404], `after DELETE, instance ${i + 1}: POST and GET are 404`)
+    // The second instance reads the session now, so it holds a copy; the copy must not outlive the session.
+    t.strictSame(await uses(second.port, expired), [200, 200], 'the other session is alive (and read) on the second instance')
+    await new Promise((resolve) => setTimeout(resolve, 2000))
+    for (const [i, app] of apps.entries()) t.strictSame(await uses(app.port, expired), [404, 404], `after expiry, instance ${i + 1}: POST and GET are 404`)
+    t.equal(apps.reduce((open, app) => open + app.app.mcp.listenStreams, 0), 0, 'no stream open for a dead session')
+  })
 }
