@@ -50,9 +50,21 @@ export interface SessionStore {
 interface Entry {
   record: SessionRecord
   lastSeenMs: number
+  /** When the entry last moved to the end of the map (the order of use). */
+  orderedMs: number
 }
 
-/** One process; the map's order is the order of last use (a touch moves an entry to the end). */
+/**
+ * Bound on how stale the order of use may be: a touch moves its entry to the
+ * end of the map at most this often, not on every request (a delete and a set
+ * on the request path). The Redis store's order lags as long (its copies),
+ * so eviction is least recently used to within this on either store.
+ */
+function reorderIntervalMs (limits: SessionLimits): number {
+  return Math.min(limits.idleTimeoutMs / 4, 5_000)
+}
+
+/** One process; the map's order is the order of last use, to within `reorderIntervalMs`. */
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, Entry>()
   readonly #perCaller = new Map<string, Set<string>>()
@@ -81,7 +93,7 @@ export class MemorySessionStore implements SessionStore {
       this.#remove(oldest)
       evicted.push(oldest)
     }
-    this.#sessions.set(id, { record: { caller, uris: [] }, lastSeenMs: now })
+    this.#sessions.set(id, { record: { caller, uris: [] }, lastSeenMs: now, orderedMs: now })
     let ids = this.#perCaller.get(caller)
     if (ids === undefined) this.#perCaller.set(caller, ids = new Set())
     ids.add(id)
@@ -122,11 +134,15 @@ export class MemorySessionStore implements SessionStore {
       return undefined
     }
     entry.lastSeenMs = now
-    this.#sessions.delete(id)
-    this.#sessions.set(id, entry)
+    if (now - entry.orderedMs >= reorderIntervalMs(limits)) {
+      entry.orderedMs = now
+      this.#sessions.delete(id)
+      this.#sessions.set(id, entry)
+    }
     return entry
   }
 
+  /** From the front while the order of use says expired (an entry used since it last moved is not: it ends the sweep). */
   #dropExpired (now: number, idleTimeoutMs: number): void {
     for (const [id, entry] of this.#sessions) {
       if (now - entry.lastSeenMs <= idleTimeoutMs) break
