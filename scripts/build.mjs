@@ -15,6 +15,7 @@
  * - Every npm dependency stays external (resolved from the user's
  *   node_modules, peers included), Node's built-ins too.
  * - Source maps point at the shipped lib/*.ts.
+ * - The output is ASCII only (checked below).
  */
 import { build } from 'esbuild'
 import { readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -76,5 +77,12 @@ const result = await build({
   metafile: true
 })
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
+// esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
+// such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
+for (const [file] of outputs) {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n')
+  const line = lines.findIndex((text) => /[^\x00-\x7F]/.test(text))
+  if (line !== -1) throw new Error(`build: ${file}:${line + 1} holds a non-ASCII character; write it as an escape in lib/: ${lines[line]?.slice(0, 160)}`)
+}
 const bytes = outputs.reduce((sum, [, output]) => sum + output.bytes, 0)
 console.log(`esbuild: ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KB in ${relative(ROOT, OUT)}/ (${outputs.map(([file]) => relative(OUT, join(ROOT, file))).join(', ')})`)
