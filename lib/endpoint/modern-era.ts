@@ -226,6 +226,7 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
     const started = run(entry, message.params, opened.ctx)
     // A handler still running is bounded: timed out, or stopped when the server closes.
     const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => opened.ctx.abort(reason), undefined, dispatchedAt(request)) : started
-    return whenSettled(tracked, (settled) => finish(message, entry, opened, settled, reply))
+    // A synchronous outcome is written now, without a closure to carry it.
+    return tracked instanceof Promise ? tracked.then((settled) => finish(message, entry, opened, settled, reply)) : finish(message, entry, opened, tracked, reply)
   }
 }

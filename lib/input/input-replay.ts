@@ -29,6 +29,9 @@ const CLIENT_METHODS: ReadonlySet<unknown> = new Set(Object.keys(INPUT_KEY_PREFI
 
 interface Answer { q: string, r: JsonObject }
 
+/** The answers of a request that carries none (most), shared: only read. */
+const NO_RESPONSES: JsonObject = Object.freeze({})
+
 /** The signed payload. Short names: it travels with every retry. */
 interface StatePayload {
   v: number
@@ -111,7 +114,7 @@ export function openInputRound (context: ReplayContext): OpenedRound {
     }
     prior = payload
   }
-  return { ok: true, replay: new InputReplay(context, responses ?? {}, prior) }
+  return { ok: true, replay: new InputReplay(context, responses ?? NO_RESPONSES, prior) }
 }
 
 export class InputReplay implements ClientRequests {
