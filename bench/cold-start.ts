@@ -5,7 +5,12 @@
  *
  * - `cold-bare`: the floor, a bare Fastify route parsing the same request and
  *   answering the bytes the plugin answered;
- * - `cold-plugin`: this plugin (`defineTools`, TypeBox);
+ * - `cold-bare-typebox`: the floor of any TypeBox-using app, the same route
+ *   also importing `@sinclair/typebox`, compiling the ten tools' schemas with
+ *   TypeCompiler and checking the call's arguments;
+ * - `cold-plugin`: this plugin (`defineTools`, TypeBox), imported as a user
+ *   installs it: the built bundle through package.json `exports` (the bench
+ *   runs `npm run build` first when dist/ is older than lib/);
  * - `cold-tmcp`: tmcp with its zod adapter and HTTP transport;
  * - `cold-official`: the official SDK v2 on Fastify, zod schemas.
  *
@@ -13,18 +18,23 @@
  * times spawn → listening → first answer, then the same call warm (median of
  * `--warm` calls, each on a new connection as the first was), and reads the
  * resident set once the first answer is in. Medians of `--rounds`, ratios to
- * the floor and to tmcp per round. Never part of `npm test`.
+ * both floors and to tmcp per round. Never part of `npm test`.
  *
  *   npm run bench:cold-start                   # 7 rounds
  *   npm run bench:cold-start -- --rounds 3 --servers cold-bare,cold-plugin
  */
+import { execFileSync } from 'node:child_process'
+import { readdirSync, statSync } from 'node:fs'
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { choosePinning, compileServers, launch, pinSelf, readMemory } from './launch.js'
+import { REPO_DIR, choosePinning, compileServers, launch, pinSelf, readCpuSeconds, readMemory } from './launch.js'
 import { LEGACY_VERSION, MODERN_VERSION } from './scenarios.js'
 import { COLD_ANSWERS_ENV, COLD_CALL, coldAnswer, type ColdAnswer, type ColdAnswers } from './cold-start-catalog.js'
 
-const ALL_SERVERS = ['cold-bare', 'cold-plugin', 'cold-tmcp', 'cold-official'] as const
+const ALL_SERVERS = ['cold-bare', 'cold-bare-typebox', 'cold-plugin', 'cold-tmcp', 'cold-official'] as const
+/** The floors answer the bytes the plugin answered. */
+const FLOORS: readonly ColdServer[] = ['cold-bare', 'cold-bare-typebox']
 type ColdServer = typeof ALL_SERVERS[number]
 type Era = 'legacy' | 'modern'
 const ERAS: readonly Era[] = ['legacy', 'modern']
@@ -33,7 +43,7 @@ const HELP = `Usage: npm run bench:cold-start -- [options]
 
   --rounds N      fresh starts per server and era (default 7)
   --warm N        warm calls timed after each first answer (default 50)
-  --servers a,b   subset of ${ALL_SERVERS.join(',')} (default all; cold-bare needs cold-plugin)
+  --servers a,b   subset of ${ALL_SERVERS.join(',')} (default all; the cold-bare floors need cold-plugin)
   --no-pin        do not pin the servers to core 1 with taskset
 `
 
@@ -112,6 +122,8 @@ interface Start {
   warmCall: number
   /** Resident set once the first answer is in, bytes. */
   rss: number
+  /** CPU the server used up to its first answer (user + system, 10 ms ticks), ms: steadier than wall time on a shared machine. */
+  cpu: number
 }
 
 async function coldStart (name: ColdServer, era: Era, options: { pin: string | null, warm: number, env?: Record<string, string>, reference?: Buffer }): Promise<Start> {
@@ -122,6 +134,7 @@ async function coldStart (name: ColdServer, era: Era, options: { pin: string | n
     const answer = await post(server.port, era)
     const answered = performance.now()
     const rss = readMemory(server.pid).current
+    const cpu = readCpuSeconds(server.pid) * 1000
     const problems = problemsOf(answer, era)
     if (options.reference !== undefined && !answer.bytes.equals(options.reference)) problems.push('the bytes differ from the plugin\'s')
     if (problems.length > 0) throw new Error(`${name} answers the ${era} tools/call wrongly: ${problems.join('; ')}`)
@@ -132,7 +145,7 @@ async function coldStart (name: ColdServer, era: Era, options: { pin: string | n
       warm.push(performance.now() - sent)
       if (again.status !== 200 || !again.bytes.equals(answer.bytes)) throw new Error(`${name}: a warm ${era} call answered differently from the first`)
     }
-    return { firstAnswer: answered - spawned, listening: listening - spawned, firstCall: answered - listening, warmCall: median(warm), rss }
+    return { firstAnswer: answered - spawned, listening: listening - spawned, firstCall: answered - listening, warmCall: median(warm), rss, cpu }
   } finally {
     await server.stop()
   }
@@ -174,6 +187,28 @@ function positive (name: string, value: string | undefined, fallback: number): n
   return n
 }
 
+/** The newest modification time under `path` (a file or a folder), ms. */
+function newest (path: string): number {
+  const stat = statSync(path)
+  if (!stat.isDirectory()) return stat.mtimeMs
+  return Math.max(stat.mtimeMs, ...readdirSync(path).map((entry) => newest(join(path, entry))))
+}
+
+/** cold-plugin runs the built package (dist/lib through `exports`): build it when lib/ or the build's inputs are newer. */
+function ensureBuilt (): void {
+  let built = 0
+  try {
+    built = statSync(join(REPO_DIR, 'dist', 'lib', 'index.js')).mtimeMs
+  } catch {}
+  const sources = Math.max(...['lib', 'package.json', 'tsconfig.build.json', join('scripts', 'build.mjs')].map((path) => newest(join(REPO_DIR, path))))
+  if (built > sources) {
+    process.stdout.write('dist/lib is newer than lib/ and the build\'s inputs: cold-plugin runs it as built\n')
+    return
+  }
+  process.stdout.write(`dist/lib is ${built === 0 ? 'missing' : 'older than lib/'}: npm run build ...\n`)
+  execFileSync('npm', ['run', 'build'], { cwd: REPO_DIR, stdio: 'inherit' })
+}
+
 async function main (): Promise<number> {
   const { values } = parseArgs({
     options: {
@@ -192,7 +227,8 @@ async function main (): Promise<number> {
   const warm = positive('warm', values.warm, 50)
   const servers = (values.servers?.split(',').map((s) => s.trim()) ?? [...ALL_SERVERS]) as ColdServer[]
   for (const name of servers) if (!ALL_SERVERS.includes(name)) throw new Error(`--servers: unknown "${name}" (known: ${ALL_SERVERS.join(', ')})`)
-  if (servers.includes('cold-bare') && !servers.includes('cold-plugin')) throw new Error('cold-bare answers the plugin\'s bytes: run it with cold-plugin')
+  if (servers.some((name) => FLOORS.includes(name)) && !servers.includes('cold-plugin')) throw new Error('the cold-bare floors answer the plugin\'s bytes: run them with cold-plugin')
+  if (servers.includes('cold-plugin')) ensureBuilt()
   const pinning = choosePinning(values['no-pin'] !== true)
 
   process.stdout.write(`compiling ${servers.join(', ')} ...\n`)
@@ -230,20 +266,21 @@ async function main (): Promise<number> {
         const start = await coldStart(name, era, {
           pin: pinning.server,
           warm,
-          ...(name === 'cold-bare' ? { env: bareEnv, reference: captured[era]?.bytes } : {})
+          ...(FLOORS.includes(name) ? { env: bareEnv, reference: captured[era]?.bytes } : {})
         })
         const key = `${name} ${era}`
         starts.set(key, [...(starts.get(key) ?? []), start])
-        process.stdout.write(`  round ${round + 1}/${rounds} ${era.padEnd(6)} ${name.padEnd(13)} first answer ${fixed(start.firstAnswer, 0)} ms (listening ${fixed(start.listening, 0)}, first call ${fixed(start.firstCall, 1)}, warm ${fixed(start.warmCall, 2)}), RSS ${fixed(start.rss / 2 ** 20, 1)} MB\n`)
+        process.stdout.write(`  round ${round + 1}/${rounds} ${era.padEnd(6)} ${name.padEnd(13)} first answer ${fixed(start.firstAnswer, 0)} ms (listening ${fixed(start.listening, 0)}, first call ${fixed(start.firstCall, 1)}, warm ${fixed(start.warmCall, 2)}), CPU ${fixed(start.cpu, 0)} ms, RSS ${fixed(start.rss / 2 ** 20, 1)} MB\n`)
       }
     }
   }
 
-  const rows: string[][] = [['era', 'server', 'spawn→answer ms', 'spawn→listening ms', 'first call ms', 'warm call ms', 'first/warm', 'RSS MB', '÷ floor', '÷ tmcp']]
+  const rows: string[][] = [['era', 'server', 'spawn→answer ms', 'spawn→listening ms', 'first call ms', 'warm call ms', 'first/warm', 'RSS MB', '÷ bare', '÷ bare+typebox', '÷ tmcp', 'CPU ms', 'CPU ÷ bare', 'CPU ÷ bare+typebox']]
   for (const era of ERAS) {
     for (const name of servers) {
       const runs = starts.get(`${name} ${era}`) ?? []
       const floor = starts.get(`cold-bare ${era}`)
+      const typeboxFloor = starts.get(`cold-bare-typebox ${era}`)
       const tmcp = starts.get(`cold-tmcp ${era}`)
       rows.push([
         era, name,
@@ -254,7 +291,11 @@ async function main (): Promise<number> {
         fixed(median(runs.map((r) => r.firstCall / r.warmCall)), 1),
         fixed(median(runs.map((r) => r.rss)) / 2 ** 20, 1),
         floor === undefined ? 'n/a' : roundRatio(runs, floor, 'firstAnswer'),
-        tmcp === undefined ? 'n/a' : roundRatio(runs, tmcp, 'firstAnswer')
+        typeboxFloor === undefined ? 'n/a' : roundRatio(runs, typeboxFloor, 'firstAnswer'),
+        tmcp === undefined ? 'n/a' : roundRatio(runs, tmcp, 'firstAnswer'),
+        fixed(median(runs.map((r) => r.cpu)), 0),
+        floor === undefined ? 'n/a' : roundRatio(runs, floor, 'cpu'),
+        typeboxFloor === undefined ? 'n/a' : roundRatio(runs, typeboxFloor, 'cpu')
       ])
     }
   }

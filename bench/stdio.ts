@@ -6,7 +6,8 @@
  * keep-alive) and over `serveStdio` (a line on its stdin, the answer read
  * from its stdout). Rounds alternate; kept per round trip: wall time, and
  * the server's own CPU time (the child's `process.cpuUsage()` before and
- * after), the medians side by side with the ratio stdio / HTTP. Then a
+ * after), the medians side by side with the ratio stdio / HTTP, and the
+ * ratio of each round's pair (steadier on a loaded machine). Then a
  * burst: 10,000 requests written to the stdio server at once, the answers
  * read as they come, with the server's heap (after a full collection)
  * before and after.
@@ -166,6 +167,9 @@ console.log(`tools/call round trip, one at a time (${ROUNDS} rounds x ${REQUESTS
 console.log(`  HTTP (127.0.0.1, keep-alive): ${wall.http.toFixed(1)} µs wall, ${cpu.http.toFixed(1)} µs server CPU (${system.http.toFixed(1)} µs of it in the kernel)`)
 console.log(`  stdio (serveStdio):           ${wall.stdio.toFixed(1)} µs wall, ${cpu.stdio.toFixed(1)} µs server CPU (${system.stdio.toFixed(1)} µs of it in the kernel)`)
 console.log(`  ratio stdio / HTTP:           ${(wall.stdio / wall.http).toFixed(2)}x wall, ${(cpu.stdio / cpu.http).toFixed(2)}x server CPU`)
+// Each round's stdio next to the HTTP measured just before it: a machine whose load changes from one second to the next shifts both.
+const paired = samples.stdio.map((s, i) => s.cpuUs / (samples.http[i] as Sample).cpuUs).sort((a, b) => a - b)
+console.log(`  server CPU ratio per round:   median ${median(paired).toFixed(2)}x (${paired.map((r) => r.toFixed(2)).join(', ')})`)
 
 // The burst: every request written before the first answer is read.
 const heapBefore = (await stdioServer.ask<{ heapUsed: number }>('heap')).heapUsed

@@ -40,6 +40,26 @@ t.test('built package, through its exports map', { skip: existsSync(dist) ? fals
   checkEntry(t, await import(PACKAGE_NAME))
 })
 
+t.test('built package: a name two entries export is one value (the bundles share chunks, scripts/build.mjs)', { skip: existsSync(dist) ? false : 'not built (npm run build)' }, async (t) => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
+  const specifiers = Object.keys(pkg.exports).filter((key) => !key.endsWith('.json')).map((key) => key === '.' ? PACKAGE_NAME : `${PACKAGE_NAME}/${key.slice(2)}`)
+  const entries = await Promise.all(specifiers.map(async (specifier) => [specifier, await import(specifier) as Entry] as const))
+  const seen = new Map<string, { specifier: string, value: unknown }>()
+  let shared = 0
+  for (const [specifier, entry] of entries) {
+    for (const [name, value] of Object.entries(entry)) {
+      const first = seen.get(name)
+      if (first === undefined) {
+        seen.set(name, { specifier, value })
+        continue
+      }
+      shared++
+      t.equal(value, first.value, `${name}: the same from ${first.specifier} and ${specifier}`)
+    }
+  }
+  t.ok(shared > 0, 'some name is exported by two entries (parseDiscoverResult: "." and "./client")')
+})
+
 t.test('package.json exports: types first', async (t) => {
   const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'))
   const main = pkg.exports['.']

@@ -1,13 +1,20 @@
 /**
  * Cold start: the plugin with the ten tools of bench/cold-start-catalog.ts
  * defined from TypeBox schemas (`defineTools`, arguments validated), both eras.
+ *
+ * The plugin is imported by its package name, so Node resolves it through
+ * package.json `exports` to the built bundle (dist/lib/index.js, `npm run
+ * build`): what a user installs, not lib/ compiled file by file.
  */
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
-import mcpCapabilities, { defineTools } from '../../lib/index.js'
 import { SERVER_INFO } from '../catalog.js'
 import { serve } from '../child.js'
 import { COLD_TOOLS, coldAnswer } from '../cold-start-catalog.js'
+
+// a string variable: neither tsc nor the per-file compile of the bench follows it into lib/
+const PACKAGE: string = 'fastify-mcp-capabilities'
+const { default: mcpCapabilities, defineTools } = await import(PACKAGE) as typeof import('../../lib/index.js')
 
 const tools = defineTools(Object.fromEntries(COLD_TOOLS.map((tool) => [tool.name, {
   title: tool.title,

@@ -10,9 +10,12 @@ import type { FastifyInstance } from 'fastify'
 /**
  * One line of `printRoutes()`, the router's radix tree: the indent, the node's
  * segment (a path is its ancestors' segments joined), its methods if a route
- * ends there. (With `commonPrefix: false` a wildcard loses its prefix.)
+ * ends there. (With `commonPrefix: false` a wildcard loses its prefix.) The
+ * box-drawing characters (│ ├── └──) are escapes: one non-ASCII character
+ * would have Node decode and parse the whole shipped bundle as a two-byte
+ * string, slower on every start (scripts/build.mjs checks the output).
  */
-const TREE_LINE = /^((?:│ {3}| {4})*)(?:├── |└── )(.*?)(?: \(([A-Z, -]+)\))?$/
+const TREE_LINE = /^((?:\u2502 {3}| {4})*)(?:\u251C\u2500\u2500 |\u2514\u2500\u2500 )(.*?)(?: \(([A-Z, -]+)\))?$/
 
 /** A GET route's automatic HEAD twin is not a route the user declared. */
 const TWIN_METHOD = 'HEAD'

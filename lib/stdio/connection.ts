@@ -44,6 +44,8 @@ interface InFlightRequest {
 /** Bounds on the annotation lookup a modern `tools/call` may need (`Mcp-Param-*`). */
 const MAX_TOOL_PAGES = 100
 const HEADER_MISMATCH = -32020
+/** Distinct modern header sets kept (one per method and tool or prompt name): past it the set starts again. */
+const MAX_HEADER_SETS = 256
 
 function keyOf (id: RequestId): string {
   return typeof id === 'number' ? `n${id}` : `s${id}`
@@ -51,6 +53,11 @@ function keyOf (id: RequestId): string {
 
 function errorLine (id: RequestId | null, code: number, message: string): string {
   return JSON.stringify({ jsonrpc: '2.0', id, error: { code, message } })
+}
+
+/** `headers` with a tool call's `Mcp-Param-*` headers added (a new object: the shared sets stay as they are). */
+function withParams (headers: Readonly<Record<string, string>>, params: Record<string, string>): Readonly<Record<string, string>> {
+  return Object.keys(params).length === 0 ? headers : { ...headers, ...params }
 }
 
 /** How the endpoint starts every notification it writes. */
@@ -85,6 +92,9 @@ export class StdioConnection {
   #waiters: Array<() => void> = []
   #annotations: Promise<ReadonlyMap<string, readonly ParamHeader[]>> | undefined
   readonly #stream: LegacyStream
+  /** Modern headers by version, method and name (see `#headersFor`). */
+  readonly #modernHeaders = new Map<string, Readonly<Record<string, string>>>()
+  #legacyHeaders: Readonly<Record<string, string>> | undefined
 
   constructor (settings: ConnectionSettings) {
     this.#settings = settings
@@ -153,15 +163,33 @@ export class StdioConnection {
     this.#running.add(tracked)
   }
 
-  #headersFor (message: JsonObject | undefined): Record<string, string> {
+  /**
+   * The headers a message is sent with. They are the same for every message
+   * of one kind (version, method, name), so each set is built once and shared:
+   * light-my-request copies them into its request, nothing writes to them.
+   */
+  #headersFor (message: JsonObject | undefined): Readonly<Record<string, string>> {
     const version = message === undefined ? undefined : modernVersionOf(message)
-    if (version !== undefined) return { ...this.#settings.headers, ...modernHeaders(message as JsonObject, version) }
-    if (this.#legacyVersion !== undefined) {
-      const headers: Record<string, string> = { ...this.#settings.headers, 'mcp-protocol-version': this.#legacyVersion }
-      if (this.#legacySession !== undefined) headers['mcp-session-id'] = this.#legacySession
+    if (version !== undefined) {
+      const extra = modernHeaders(message as JsonObject, version)
+      const key = `${extra['mcp-protocol-version']}\n${extra['mcp-method'] ?? ''}\n${extra['mcp-name'] ?? ''}`
+      let headers = this.#modernHeaders.get(key)
+      if (headers === undefined) {
+        if (this.#modernHeaders.size >= MAX_HEADER_SETS) this.#modernHeaders.clear()
+        headers = Object.freeze({ ...this.#settings.headers, ...extra })
+        this.#modernHeaders.set(key, headers)
+      }
       return headers
     }
-    return { ...this.#settings.headers }
+    if (this.#legacyVersion !== undefined) {
+      this.#legacyHeaders ??= Object.freeze({
+        ...this.#settings.headers,
+        'mcp-protocol-version': this.#legacyVersion,
+        ...(this.#legacySession === undefined ? {} : { 'mcp-session-id': this.#legacySession })
+      })
+      return this.#legacyHeaders
+    }
+    return this.#settings.headers
   }
 
   async #handle (line: string, message: JsonObject | undefined): Promise<void> {
@@ -216,9 +244,9 @@ export class StdioConnection {
 
   async #request (line: string, message: JsonObject, id: RequestId, method: string, modern: boolean, request: InFlightRequest): Promise<void> {
     const { writer } = this.#settings
-    const headers = this.#headersFor(message)
     const toolCall = modern && method === 'tools/call'
-    if (toolCall) Object.assign(headers, await this.#paramHeaders(message, false))
+    let headers = this.#headersFor(message)
+    if (toolCall) headers = withParams(headers, await this.#paramHeaders(message, false))
     let answered = false
     // How the endpoint starts this request's result: the common answer is written without being parsed again.
     const resultPrefix = method === 'initialize' ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`
@@ -248,7 +276,7 @@ export class StdioConnection {
         if (answer.id !== id) continue
         if (toolCall && attempt === 0 && isJsonObject(answer.error) && answer.error.code === HEADER_MISMATCH) {
           // The annotations were never read, or the tool list changed since: read them again, once.
-          Object.assign(headers, await this.#paramHeaders(message, true))
+          headers = withParams(this.#headersFor(message), await this.#paramHeaders(message, true))
           retry = true
           break
         }
@@ -291,6 +319,7 @@ export class StdioConnection {
     this.#era = 'legacy'
     this.#legacyVersion = result.protocolVersion
     this.#legacySession = typeof session === 'string' ? session : undefined
+    this.#legacyHeaders = undefined
     return true
   }
 

@@ -208,3 +208,46 @@ t.test('maxMessageBytes defaults to the endpoint body limit (fastify.mcp.bodyLim
   explicit.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'quick', arguments: { big: 'z'.repeat(1000) }, _meta: MODERN_META } })
   t.match(await explicit.next((m) => m.id === 3), { error: { code: -32600, message: 'Request body is too large (more than 512 bytes)' } })
 })
+
+t.test('every line runs the app\'s hooks with its own headers: Mcp-Param-* follow each call\'s arguments, never an earlier call\'s', async (t) => {
+  const app = Fastify()
+  await app.register(mcpCapabilities, {
+    server: {
+      listTools: () => ({ tools: [{ name: 'route', inputSchema: { type: 'object', properties: { region: { type: 'string', 'x-mcp-header': 'Region' } } } }, { name: 'quick', inputSchema: { type: 'object' } }] }),
+      callTool: (params: { name: string, arguments?: { region?: string } }) => ({ content: [{ type: 'text', text: `${params.name}:${params.arguments?.region ?? '-'}` }] })
+    },
+    serverInfo: { name: 'stdio-test', version: '1.0.0' }
+  })
+  const requests: string[] = []
+  const handled: string[] = []
+  app.addHook('onRequest', async (request) => { requests.push(`${String(request.headers['mcp-method'])} ${String(request.headers['mcp-name'])}`) })
+  app.addHook('preHandler', async (request) => {
+    const body = request.body as { id?: unknown }
+    handled.push(`${String(body.id)} ${String(request.headers['mcp-name'])} ${String(request.headers['mcp-param-region'] ?? '-')}`)
+  })
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const messages: Array<Record<string, any>> = []
+  output.on('data', (chunk: Buffer) => { for (const line of chunk.toString().split('\n')) if (line !== '') messages.push(JSON.parse(line)) })
+  const server = await serveStdio(app, { input, output })
+  t.teardown(() => server.close())
+  const call = (id: number, name: string, args: object): void => {
+    input.write(JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args, _meta: MODERN_META } }) + '\n')
+  }
+  const answer = async (id: number): Promise<Record<string, any>> => {
+    await eventually(() => messages.some((m) => m.id === id))
+    return messages.find((m) => m.id === id) as Record<string, any>
+  }
+  call(1, 'route', { region: 'eu' })
+  t.match(await answer(1), { result: { content: [{ text: 'route:eu' }] } }, 'the first call learns the annotations and is answered')
+  call(2, 'route', { region: 'us' })
+  t.match(await answer(2), { result: { content: [{ text: 'route:us' }] } })
+  call(3, 'route', {})
+  t.match(await answer(3), { result: { content: [{ text: 'route:-' }] } }, 'no Mcp-Param-Region left over from an earlier call')
+  call(4, 'quick', {})
+  t.match(await answer(4), { result: { content: [{ text: 'quick:-' }] } })
+  t.same(handled.filter((line) => !line.startsWith('fastify-mcp-capabilities/stdio')), ['1 route -', '1 route eu', '2 route us', '3 route -', '4 quick -'],
+    'preHandler ran for every call (the first one again after the annotations were read), with the headers of that call')
+  t.equal(requests.length, handled.length, 'onRequest ran for every message')
+  t.ok(requests.includes('tools/list undefined'), 'the annotation lookup goes through the hooks too')
+})

@@ -1,0 +1,88 @@
+#!/usr/bin/env node
+/**
+ * The second half of `npm run build` (after `tsc -b tsconfig.build.json`,
+ * which writes only the declaration files): the runtime JavaScript as one
+ * esbuild bundle per public entry point, for cold start. Loading ~180 small
+ * modules one by one (resolve, stat, read, link each) cost more than
+ * evaluating them (bench/cold-start.ts, docs/performance.md); a bundle is
+ * read in a few files.
+ *
+ * - Every entry of package.json `exports` keeps its path (dist/lib/index.js,
+ *   dist/lib/client/index.js, ...), beside its declaration file.
+ * - Code splitting: what two entries share sits once in dist/lib/chunks/, so
+ *   a class or symbol imported through `.` and `./testing` is the same one;
+ *   a dynamic `import()` stays a lazy chunk there too.
+ * - Every npm dependency stays external (resolved from the user's
+ *   node_modules, peers included), Node's built-ins too.
+ * - Source maps point at the shipped lib/*.ts.
+ * - The output is ASCII only (checked below).
+ */
+import { build } from 'esbuild'
+import { readdirSync, readFileSync, rmSync } from 'node:fs'
+import { dirname, join, posix, relative, resolve } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
+const OUT = join(ROOT, 'dist', 'lib')
+
+/** lib/<entry>.ts for every code entry of package.json `exports` ('./package.json' is none). */
+function entryPoints () {
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  return Object.values(pkg.exports)
+    .map((target) => typeof target === 'string' ? target : target.default)
+    .filter((target) => target.endsWith('.js'))
+    .map((target) => {
+      const source = posix.normalize(target).replace(/^dist\//, '').replace(/\.js$/, '.ts')
+      if (!source.startsWith('lib/')) throw new Error(`build: export target ${target} is not under dist/lib/`)
+      return join(ROOT, source)
+    })
+}
+
+/** JavaScript (and its maps) a previous build left, per-file tsc output included: the bundle replaces all of it. */
+function removeOldJavaScript (dir) {
+  let entries
+  try {
+    entries = readdirSync(dir, { withFileTypes: true })
+  } catch {
+    return
+  }
+  for (const entry of entries) {
+    const path = join(dir, entry.name)
+    if (entry.isDirectory()) removeOldJavaScript(path)
+    else if (entry.name.endsWith('.js') || entry.name.endsWith('.js.map')) rmSync(path)
+  }
+}
+
+removeOldJavaScript(OUT)
+const result = await build({
+  absWorkingDir: ROOT,
+  entryPoints: entryPoints(),
+  outbase: join(ROOT, 'lib'),
+  outdir: OUT,
+  entryNames: '[dir]/[name]',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  packages: 'external',
+  sourcemap: 'linked',
+  // lib/ ships beside dist/: the maps name those files instead of copying them
+  sourcesContent: false,
+  // error classes, handlers and plugins keep the names they have in lib/
+  keepNames: true,
+  legalComments: 'none',
+  logLevel: 'warning',
+  metafile: true
+})
+const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
+// esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
+// such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
+for (const [file] of outputs) {
+  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n')
+  const line = lines.findIndex((text) => /[^\x00-\x7F]/.test(text))
+  if (line !== -1) throw new Error(`build: ${file}:${line + 1} holds a non-ASCII character; write it as an escape in lib/: ${lines[line]?.slice(0, 160)}`)
+}
+const bytes = outputs.reduce((sum, [, output]) => sum + output.bytes, 0)
+console.log(`esbuild: ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KB in ${relative(ROOT, OUT)}/ (${outputs.map(([file]) => relative(OUT, join(ROOT, file))).join(', ')})`)
