@@ -13,6 +13,8 @@ declare module 'autocannon' {
     timeout?: number
     expectBody?: string
     excludeErrorStats?: boolean
+    /** Sent in turn on every connection, in place of `method`, `headers` and `body` (not with `expectBody`). */
+    requests?: Array<{ method?: string, headers?: Record<string, string>, body?: string, onResponse?: (status: number, body: string) => void }>
   }
 
   interface Histogram { average: number, mean: number, stddev: number, min: number, max: number, total: number, p50: number, p99: number }

@@ -19,7 +19,7 @@ import { join, relative } from 'node:path'
 import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { choosePinning, compileServers, launch, pinSelf, REPO_DIR, RESULTS_DIR, type RunningServer } from './launch.js'
-import { cannedKey, type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
+import { cannedKey, partsOf, requestSequence, type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
 import type { AnswersMessage } from './servers/bare.js'
 import { capture, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
@@ -146,7 +146,7 @@ async function profileServer (name: ServerName, settings: Settings, schemas: Spe
       const reference = await launch('plugin', { pin: settings.pin })
       started.push(reference)
       init = { type: 'answers', answers: [] }
-      for (const scenario of scenarios) {
+      for (const scenario of scenarios.flatMap(partsOf)) {
         const captured = await capture(reference.port, scenario)
         init.answers.push({ key: cannedKey(JSON.parse(scenario.body)) ?? scenario.name, status: captured.status, headers: stableHeaders(captured.headers), body: captured.bytes.toString('base64') })
       }
@@ -159,15 +159,18 @@ async function profileServer (name: ServerName, settings: Settings, schemas: Spe
     })
     started.push(server)
     for (const scenario of scenarios) {
-      const captured = await capture(server.port, scenario)
-      const problems = problemsWith(schemas, scenario, captured)
-      if (problems.length > 0) throw new Error(`${name} answers ${scenario.name} wrongly: ${problems.join('; ')}`)
+      for (const part of partsOf(scenario)) {
+        const captured = await capture(server.port, part)
+        const problems = problemsWith(schemas, part, captured)
+        if (problems.length > 0) throw new Error(`${name} answers ${part.name} wrongly: ${problems.join('; ')}`)
+      }
       const result = await new Promise<{ requests: { total: number }, duration: number }>((resolve, reject) => {
         autocannon({
           url: `http://127.0.0.1:${server.port}/mcp`,
           method: 'POST',
           headers: scenario.headers,
-          body: scenario.body,
+          // a mix sends its parts in turn on every connection
+          ...(scenario.mix === undefined ? { body: scenario.body } : { requests: requestSequence(scenario).map((part) => ({ method: 'POST' as const, headers: part.headers, body: part.body })) }),
           connections: settings.connections,
           pipelining: 1,
           duration: settings.duration

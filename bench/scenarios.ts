@@ -5,7 +5,7 @@
 import { callTool, SERVER_INFO, TOOLS } from './catalog.js'
 
 export type ServerName = 'plugin' | 'bare' | 'official' | 'defined' | 'official-zod' | 'tmcp'
-export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected' | 'tools/call' | 'legacy tools/call'
+export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected' | 'tools/call' | 'legacy tools/call' | 'call/list 9:1'
 
 export const MODERN_VERSION = '2026-07-28'
 export const LEGACY_VERSION = '2025-11-25'
@@ -29,6 +29,12 @@ export interface Scenario {
   /** Semantic checks the schemas cannot express; returns the problems found. */
   check: (message: Record<string, any>) => string[]
   servers: readonly ServerName[]
+  /**
+   * A mix: every connection sends the requests of these scenarios in turn,
+   * `count` of each (headers, body, status and checks above are the first
+   * part's). Each answer must repeat the bytes checked for its part.
+   */
+  mix?: ReadonlyArray<{ readonly part: ScenarioName, readonly count: number }>
 }
 
 const MODERN_META = {
@@ -73,7 +79,7 @@ const discoverBody = request('server/discover', { _meta: MODERN_META })
 const CALL_ARGUMENTS = { query: 'crash on start', state: 'open', limit: 20 }
 
 // Order is timing order within a round: rejected right after discover, which it is compared with.
-export const SCENARIOS: readonly Scenario[] = [
+const PLAIN_SCENARIOS: readonly Scenario[] = [
   {
     name: 'discover',
     what: 'modern server/discover (2026-07-28)',
@@ -182,3 +188,30 @@ export const SCENARIOS: readonly Scenario[] = [
     servers: ['plugin', 'defined', 'bare', 'official', 'official-zod', 'tmcp']
   }
 ]
+
+function partNamed (name: ScenarioName | undefined): Scenario {
+  const part = PLAIN_SCENARIOS.find((scenario) => scenario.name === name)
+  if (part === undefined) throw new Error(`mix part "${name}" is not a plain scenario`)
+  return part
+}
+
+function mixOf (name: ScenarioName, what: string, mix: NonNullable<Scenario['mix']>, servers: readonly ServerName[]): Scenario {
+  return { ...partNamed(mix[0]?.part), name, what, mix, servers }
+}
+
+export const SCENARIOS: readonly Scenario[] = [
+  ...PLAIN_SCENARIOS,
+  // what a client mostly does once connected (issue 35): call tools, now and then list them again
+  mixOf('call/list 9:1', 'modern tools/call and tools/list (2026-07-28), nine calls to one list on every connection',
+    [{ part: 'tools/call', count: 9 }, { part: 'tools/list', count: 1 }], ['plugin', 'bare'])
+]
+
+/** The plain scenarios whose requests a scenario sends: itself, or a mix's parts. */
+export function partsOf (scenario: Scenario): Scenario[] {
+  return scenario.mix === undefined ? [scenario] : scenario.mix.map(({ part }) => partNamed(part))
+}
+
+/** The requests one connection sends in turn, each with the plain scenario it belongs to. */
+export function requestSequence (scenario: Scenario): Scenario[] {
+  return scenario.mix === undefined ? [scenario] : scenario.mix.flatMap(({ part, count }) => Array.from({ length: count }, () => partNamed(part)))
+}

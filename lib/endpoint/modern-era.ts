@@ -59,13 +59,13 @@ function resourceNotFoundNow (outcome: FailedOutcome, params: JsonObject): Outco
 }
 
 /** Signs and completes an `input_required` result; only the methods that allow one may send it. */
-function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext, subject: string): Outcome {
+function completeInputRequired (result: JsonObject, replay: InputReplay | undefined, ctx: RequestContext, subject: () => string): Outcome {
   try {
     if (replay === undefined) throw new Error(`an input_required result is not allowed on ${ctx.method}`)
     return { ok: true, result: replay.seal(result) }
   } catch (err) {
     if (err instanceof McpError) return errorOutcome(err)
-    ctx.logger.error({ err, method: ctx.method }, `MCP input_required result of handler ${subject} could not be completed`)
+    ctx.logger.error({ err, method: ctx.method }, `MCP input_required result of handler ${subject()} could not be completed`)
     return INTERNAL_ERROR_OUTCOME
   }
 }
@@ -180,18 +180,19 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
 
   /** Step 4: the call, through the pipeline; a tool's call has its task plan and its `Mcp-Param-*` headers checked first. */
   function run (entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
-    const { request } = ctx
-    const invoke = (): MaybePromise<Outcome> => {
-      const outcome = state.operations.invoke(entry, params, ctx)
-      const filter = state.filterList
-      return filter === undefined ? outcome : whenSettled(outcome, (o) => filter(ctx.method, o, request, true))
-    }
-    if (entry.target?.kind !== 'tool') return invoke()
+    if (entry.target?.kind !== 'tool') return invoke(entry, params, ctx)
     if (tasks !== undefined) {
       // `runAsTask` in this handler reads the call's plan (the tool's shaping from its catalogue entry).
-      setTaskPlan(request, { service: tasks, params, shape: toolEntry(params)?.compiled.shape, outcome: state.operations.workOutcome(request) })
+      setTaskPlan(ctx.request, { service: tasks, params, shape: toolEntry(params)?.compiled.shape, outcome: state.operations.workOutcome(ctx.request) })
     }
-    return paramHeaders.guard(params, ctx, invoke)
+    return paramHeaders.guard(entry, params, ctx, invoke)
+  }
+
+  /** The handler through the pipeline, then the list filter (authorization's, the Apps view), if any. */
+  function invoke (entry: ModuleMethod, params: JsonObject, ctx: RequestContext): MaybePromise<Outcome> {
+    const outcome = state.operations.invoke(entry, params, ctx)
+    const filter = state.filterList
+    return filter === undefined ? outcome : whenSettled(outcome, (o) => filter(ctx.method, o, ctx.request, true))
   }
 
   /** Step 5: the outcome as this era answers it, written as JSON or on the stream the handler opened. */
@@ -200,7 +201,8 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
     const created = createdTaskOf(request)
     // A task whose CreateTaskResult is not the answer would run unseen.
     if (created !== undefined && !(settled.ok && settled.result.taskId === created)) tasks?.abandon(created, request)
-    const subject = faultSubject(entry, params)
+    // Named only in a log line, which most requests never write.
+    const subject = (): string => faultSubject(entry, params)
     const outcome = settled.ok
       ? settled.result.resultType === 'input_required' ? completeInputRequired(settled.result, replay, ctx, subject) : settled
       : settled.code === ErrorCode.ResourceNotFound && entry.target?.kind === 'resource' ? resourceNotFoundNow(settled, params) : settled
@@ -224,6 +226,7 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
     const started = run(entry, message.params, opened.ctx)
     // A handler still running is bounded: timed out, or stopped when the server closes.
     const tracked = started instanceof Promise ? state.inFlight.track(started, (reason) => opened.ctx.abort(reason), undefined, dispatchedAt(request)) : started
-    return whenSettled(tracked, (settled) => finish(message, entry, opened, settled, reply))
+    // A synchronous outcome is written now, without a closure to carry it.
+    return tracked instanceof Promise ? tracked.then((settled) => finish(message, entry, opened, settled, reply)) : finish(message, entry, opened, tracked, reply)
   }
 }

@@ -209,26 +209,29 @@ export class ParamHeaderValidator {
     if (typeof server.listTools !== 'function') this.#annotated = false
   }
 
-  /** Runs `invoke` unless the request's `Mcp-Param-*` headers disagree with its arguments. */
-  guard (params: JsonObject, ctx: HandlerContext, invoke: () => Outcome | Promise<Outcome>): Outcome | Promise<Outcome> {
+  /**
+   * Runs `invoke(entry, params, ctx)` unless the request's `Mcp-Param-*` headers disagree with its
+   * arguments (the arguments are passed on, not captured, so a call costs no closure).
+   */
+  guard<E, C extends HandlerContext> (entry: E, params: JsonObject, ctx: C, invoke: (entry: E, params: JsonObject, ctx: C) => Outcome | Promise<Outcome>): Outcome | Promise<Outcome> {
     const { headers } = ctx.request
-    if (this.#mode === 'never') return invoke()
+    if (this.#mode === 'never') return invoke(entry, params, ctx)
     const name = params.name as string
     // Defined tools: the catalogue entry's listed tool, as it is now (runtime changes included), no list walk;
     // one the catalogue knows but does not serve (disabled) is answered by the tool call itself.
     if (this.#tools?.has(name) === true) {
-      const entry = this.#tools.get(name)
-      if (entry === undefined) return invoke()
-      const annotations = this.#annotationsOf(entry.listed as JsonObject, ctx)
-      if (annotations.length === 0) return invoke()
+      const tool = this.#tools.get(name)
+      if (tool === undefined) return invoke(entry, params, ctx)
+      const annotations = this.#annotationsOf(tool.listed as JsonObject, ctx)
+      if (annotations.length === 0) return invoke(entry, params, ctx)
       const mismatch = findParamHeaderMismatch(headers, annotations, params.arguments)
-      return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
+      return mismatch === undefined ? invoke(entry, params, ctx) : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
     }
-    if (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers)) return invoke()
+    if (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers)) return invoke(entry, params, ctx)
     return whenSettled(this.#lookup(name, params._meta, ctx, undefined, 0), (found): Outcome | Promise<Outcome> => {
       if (!found.ok) return INTERNAL_ERROR_OUTCOME
       const mismatch = findParamHeaderMismatch(headers, found.annotations, params.arguments)
-      return mismatch === undefined ? invoke() : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
+      return mismatch === undefined ? invoke(entry, params, ctx) : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
     })
   }
 

@@ -29,6 +29,9 @@ const CLIENT_METHODS: ReadonlySet<unknown> = new Set(Object.keys(INPUT_KEY_PREFI
 
 interface Answer { q: string, r: JsonObject }
 
+/** The answers of a request that carries none (most), shared: only read. */
+const NO_RESPONSES: JsonObject = Object.freeze({})
+
 /** The signed payload. Short names: it travels with every retry. */
 interface StatePayload {
   v: number
@@ -111,18 +114,19 @@ export function openInputRound (context: ReplayContext): OpenedRound {
     }
     prior = payload
   }
-  return { ok: true, replay: new InputReplay(context, responses ?? {}, prior) }
+  return { ok: true, replay: new InputReplay(context, responses ?? NO_RESPONSES, prior) }
 }
 
 export class InputReplay implements ClientRequests {
   readonly #context: ReplayContext
   readonly #responses: JsonObject
   readonly #prior: StatePayload | undefined
-  readonly #keys = new Set<string>()
-  readonly #counters = new Map<ClientRequestMethod, number>()
+  // Created on the first question: most requests that may ask never do, and pay for none of them.
+  #keys: Set<string> | undefined
+  #counters: Map<ClientRequestMethod, number> | undefined
   // Maps, not objects: a key such as "__proto__" must stay an ordinary key.
-  readonly #used = new Map<string, Answer>()
-  readonly #asked = new Map<string, JsonObject>()
+  #used: Map<string, Answer> | undefined
+  #asked: Map<string, JsonObject> | undefined
   /**
    * A malformed answer or a misused key met in this attempt: reported even
    * when a sibling call (under `Promise.all`) ended the attempt first.
@@ -166,10 +170,12 @@ export class InputReplay implements ClientRequests {
       }
     }
     if (answer !== undefined) {
+      this.#used ??= new Map()
       this.#used.set(key, { q, r: answer })
       return answer
     }
     requireCapabilityFor(method, params, this.#context.clientCapabilities)
+    this.#asked ??= new Map()
     this.#asked.set(key, { method, params })
     throw new InputRequiredSignal()
   }
@@ -186,15 +192,17 @@ export class InputReplay implements ClientRequests {
   #newKey (method: ClientRequestMethod, explicitKey: string | undefined): string {
     let key: string
     if (explicitKey === undefined) {
-      const n = (this.#counters.get(method) ?? 0) + 1
-      this.#counters.set(method, n)
+      const counters = this.#counters ??= new Map()
+      const n = (counters.get(method) ?? 0) + 1
+      counters.set(method, n)
       key = `${INPUT_KEY_PREFIX[method]}-${n}`
     } else {
       if (typeof explicitKey !== 'string' || explicitKey.length === 0) throw new TypeError('options.key must be a non-empty string')
       key = explicitKey
     }
-    if (this.#keys.has(key)) throw new TypeError(`input request key "${key}" is used twice while serving one request`)
-    this.#keys.add(key)
+    const keys = this.#keys ??= new Set()
+    if (keys.has(key)) throw new TypeError(`input request key "${key}" is used twice while serving one request`)
+    keys.add(key)
     return key
   }
 
@@ -209,7 +217,7 @@ export class InputReplay implements ClientRequests {
   seal (result: JsonObject): JsonObject {
     if (this.#fatal !== undefined) throw this.#fatal
     const { method, params, clientCapabilities, codec, ttlMs } = this.#context
-    const inputRequests = new Map(this.#asked)
+    const inputRequests = new Map(this.#asked ?? [])
     if (result.inputRequests !== undefined) {
       if (!isJsonObject(result.inputRequests)) throw new Error('an input_required result\'s inputRequests must be an object')
       for (const [key, request] of Object.entries(result.inputRequests)) {
@@ -224,7 +232,7 @@ export class InputReplay implements ClientRequests {
     if (own !== undefined && typeof own !== 'string') throw new Error('an input_required result\'s requestState must be a string')
 
     const asked = Object.fromEntries([...inputRequests].map(([key, request]) => [key, questionDigest(request.method as string, request.params)]))
-    const payload: StatePayload = { v: STATE_VERSION, m: method, d: requestDigest(method, params), x: Date.now() + ttlMs, a: Object.fromEntries(this.#used), q: asked }
+    const payload: StatePayload = { v: STATE_VERSION, m: method, d: requestDigest(method, params), x: Date.now() + ttlMs, a: Object.fromEntries(this.#used ?? []), q: asked }
     if (own !== undefined) payload.h = own
 
     const { inputRequests: _given, requestState: _own, ...rest } = result

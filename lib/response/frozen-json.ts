@@ -54,7 +54,8 @@ const stringify = (value: object): string => {
 }
 
 export function jsonOf (value: object): string {
-  return memoizeImmutable(serialised, value, stringify)
+  // Only frozen values are ever remembered or preset: a fresh one (most results) goes straight to JSON.stringify.
+  return Object.isFrozen(value) ? memoizeImmutable(serialised, value, stringify) : JSON.stringify(value)
 }
 
 /**

@@ -38,7 +38,7 @@ export type ModernOutcome = { ok: true, result: JsonObject } | { ok: false, code
  * cycle, a throwing getter or toJSON, McpError data of that kind) is a
  * server fault: logged, answered 200 with -32603 and the id.
  */
-export type ModernAnswer = (id: RequestId, outcome: ModernOutcome, cacheable: boolean, request: FastifyRequest, method: string, subject?: string) => { status: number, body: string | Buffer }
+export type ModernAnswer = (id: RequestId, outcome: ModernOutcome, cacheable: boolean, request: FastifyRequest, method: string, subject?: () => string) => { status: number, body: string | Buffer }
 
 export function createModernAnswer (serverInfo: ServerInfo, cacheHints: ResolvedCacheHints): ModernAnswer {
   function stamp (result: JsonObject, cacheable: boolean, request: FastifyRequest): JsonObject {
@@ -78,6 +78,11 @@ export function createModernAnswer (serverInfo: ServerInfo, cacheHints: Resolved
   /** The response carrying the stamped result; the common case splices text instead of copying the result. */
   function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
+      if (!Object.isFrozen(result)) {
+        // Preset bytes and prepared tails belong to frozen results only: a fresh one (most calls' results) is serialised straight away.
+        const json = appendFields(JSON.stringify(result), completeFields + hintsFor(cacheable, request))
+        return resultJsonResponse(id, json ?? objectJson(stamp(result, cacheable, request)))
+      }
       // A catalogue's list: its preset bytes copied behind the id, never serialised or encoded whole.
       const parts = jsonBytesOf(result)
       if (parts !== undefined) return partsResponse(id, resultParts(parts, completeFields + hintsFor(cacheable, request)))
@@ -95,13 +100,14 @@ export function createModernAnswer (serverInfo: ServerInfo, cacheHints: Resolved
     return resultJsonResponse(id, objectJson(stamp(result, cacheable, request)))
   }
 
-  return function answer (id, outcome, cacheable, request, method, subject = method) {
+  // `subject` names the handler in the log line, built only when there is one to write.
+  return function answer (id, outcome, cacheable, request, method, subject) {
     try {
       return outcome.ok
         ? { status: 200, body: stampedResponse(id, outcome.result, cacheable, request) }
         : { status: modernErrorStatus(outcome.code), body: errorResponse(id, outcome.code, outcome.message, outcome.data) }
     } catch (err) {
-      request.log.error({ err, method }, `MCP handler ${subject} output could not be serialised as JSON`)
+      request.log.error({ err, method }, `MCP handler ${subject === undefined ? method : subject()} output could not be serialised as JSON`)
       return { status: 200, body: internalErrorResponse(id) }
     }
   }
