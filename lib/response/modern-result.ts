@@ -78,21 +78,19 @@ export function createModernAnswer (serverInfo: ServerInfo, cacheHints: Resolved
   /** The response carrying the stamped result; the common case splices text instead of copying the result. */
   function stampedResponse (id: RequestId, result: JsonObject, cacheable: boolean, request: FastifyRequest): string | Buffer {
     if (result.resultType === undefined && result._meta === undefined && result.ttlMs === undefined && result.cacheScope === undefined) {
-      if (!Object.isFrozen(result)) {
-        // Preset bytes and prepared tails belong to frozen results only: a fresh one (most calls' results) is serialised straight away.
-        const json = appendFields(JSON.stringify(result), completeFields + hintsFor(cacheable, request))
-        return resultJsonResponse(id, json ?? objectJson(stamp(result, cacheable, request)))
-      }
-      // A catalogue's list: its preset bytes copied behind the id, never serialised or encoded whole.
-      const parts = jsonBytesOf(result)
-      if (parts !== undefined) return partsResponse(id, resultParts(parts, completeFields + hintsFor(cacheable, request)))
-      if (!cacheable || staticHintFields !== undefined) {
-        // Only immutable results are ever stored, so a hit needs no further check.
-        const cache = cacheable ? preparedCacheable : preparedPlain
-        const prepared = cache.get(result) ?? (isImmutableData(result)
-          ? memoizeImmutable(cache, result, cacheable ? prepareCacheable : preparePlain)
-          : undefined)
-        if (prepared !== undefined) return preparedResponse(id, prepared)
+      // Preset bytes and prepared tails belong to frozen results only: a fresh one (most calls' results) skips their lookups.
+      if (Object.isFrozen(result)) {
+        // A catalogue's list: its preset bytes copied behind the id, never serialised or encoded whole.
+        const parts = jsonBytesOf(result)
+        if (parts !== undefined) return partsResponse(id, resultParts(parts, completeFields + hintsFor(cacheable, request)))
+        if (!cacheable || staticHintFields !== undefined) {
+          // Only immutable results are ever stored, so a hit needs no further check.
+          const cache = cacheable ? preparedCacheable : preparedPlain
+          const prepared = cache.get(result) ?? (isImmutableData(result)
+            ? memoizeImmutable(cache, result, cacheable ? prepareCacheable : preparePlain)
+            : undefined)
+          if (prepared !== undefined) return preparedResponse(id, prepared)
+        }
       }
       const json = appendFields(jsonOf(result), completeFields + hintsFor(cacheable, request))
       if (json !== undefined) return resultJsonResponse(id, json)
