@@ -55,16 +55,17 @@ interface Entry {
 }
 
 /**
- * Bound on how stale the order of use may be: a touch moves its entry to the
- * end of the map at most this often, not on every request (a delete and a set
- * on the request path). The Redis store's order lags as long (its copies),
- * so eviction is least recently used to within this on either store.
+ * How stale a store's view of a session's last use may be, on either store:
+ * the memory store moves a touched entry to the end of its order of use at
+ * most this often (not a delete and a set on every request), and the Redis
+ * store answers from its copy for this long (lib/redis/redis-session-store.ts).
+ * Eviction is least recently used, and expiry early, to within this.
  */
-function reorderIntervalMs (limits: SessionLimits): number {
+export function lastUseStalenessMs (limits: SessionLimits): number {
   return Math.min(limits.idleTimeoutMs / 4, 5_000)
 }
 
-/** One process; the map's order is the order of last use, to within `reorderIntervalMs`. */
+/** One process; the map's order is the order of last use, to within `lastUseStalenessMs`. */
 export class MemorySessionStore implements SessionStore {
   readonly #sessions = new Map<string, Entry>()
   readonly #perCaller = new Map<string, Set<string>>()
@@ -134,7 +135,7 @@ export class MemorySessionStore implements SessionStore {
       return undefined
     }
     entry.lastSeenMs = now
-    if (now - entry.orderedMs >= reorderIntervalMs(limits)) {
+    if (now - entry.orderedMs >= lastUseStalenessMs(limits)) {
       entry.orderedMs = now
       this.#sessions.delete(id)
       this.#sessions.set(id, entry)

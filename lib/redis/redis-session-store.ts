@@ -15,21 +15,20 @@
  * is opened, so they never outgrow the bounds.
  *
  * A request naming a session is answered from a copy this instance read
- * within `min(idleTimeout / 4, 5 s)` when it has one (no round trip), else
- * from Redis (which starts the idle time again). A session ended or changed
+ * within `lastUseStalenessMs` (min(idleTimeout / 4, 5 s); see
+ * lib/parts/session-store.ts) when it has one (no round trip), else from
+ * Redis (which starts the idle time again). A session ended or changed
  * on another instance is dropped from the copy when the bus tells
  * (`forget`); a session can therefore expire up to that long before its
  * last use plus the idle timeout, never after.
  */
 import { createHash } from 'node:crypto'
-import type { SessionLimits, SessionRecord, SessionStore } from '../parts/session-store.js'
+import { lastUseStalenessMs, type SessionLimits, type SessionRecord, type SessionStore } from '../parts/session-store.js'
 import { isLogLevel } from '../protocol/log-level.js'
 import { ConnectionUse } from './connection-use.js'
 import type { RedisClient, RedisConnection, RedisConnectionOptions } from './redis-connection.js'
 
 const KEY_SPACE = 'sessions'
-/** Upper bound on how long this instance answers from its copy. */
-const MAX_COPY_MS = 5_000
 /** Copies this instance holds at most (the least recently read goes first). */
 const MAX_COPIES = 10_000
 /** Concurrent changes of one session retried this often before giving up. */
@@ -275,6 +274,6 @@ export class RedisSessionStore implements SessionStore {
   #keep (id: string, record: SessionRecord, limits: SessionLimits): void {
     this.#copies.delete(id)
     if (this.#copies.size >= MAX_COPIES) this.#copies.delete(this.#copies.keys().next().value as string)
-    this.#copies.set(id, { caller: record.caller, record, untilMs: Date.now() + Math.min(limits.idleTimeoutMs / 4, MAX_COPY_MS) })
+    this.#copies.set(id, { caller: record.caller, record, untilMs: Date.now() + lastUseStalenessMs(limits) })
   }
 }
