@@ -20,6 +20,29 @@ export interface ListenStream {
   res: http.IncomingMessage
 }
 
+/**
+ * Reads a stream's response: one refused (not 200: a limit, a bad request)
+ * rejects, as it would otherwise wait forever; else each SSE block goes to
+ * `onEvent` with its arrival time, raw, not parsed JSON (the reader's own
+ * cost stays out of the figures). True when the stream is open.
+ */
+function readStream (res: http.IncomingMessage, what: string, handlers: ListenHandlers, reject: (err: Error) => void, onEvent: (event: string, now: bigint) => void): boolean {
+  if (res.statusCode !== 200) {
+    res.resume()
+    reject(new Error(`${what} answered HTTP ${res.statusCode ?? '?'}`))
+    return false
+  }
+  res.setEncoding('utf8')
+  const splitter = new SseSplitter()
+  res.on('data', (chunk: string) => {
+    const now = process.hrtime.bigint()
+    for (const event of splitter.push(chunk)) onEvent(event, now)
+  })
+  res.on('end', () => handlers.onEnd?.())
+  res.on('error', () => {})
+  return true
+}
+
 /** POSTs `subscriptions/listen` for tools list changes; resolves once the server acknowledges. */
 export function openListenStream (port: number, agent: http.Agent, id: number, handlers: ListenHandlers): Promise<ListenStream> {
   const body = JSON.stringify({
@@ -47,25 +70,11 @@ export function openListenStream (port: number, agent: http.Agent, id: number, h
     })
     req.on('error', reject)
     req.on('response', (res) => {
-      if (res.statusCode !== 200) {
-        // A refused stream (a limit, a bad request) would otherwise wait for an acknowledgement forever.
-        res.resume()
-        reject(new Error(`subscriptions/listen answered HTTP ${res.statusCode ?? '?'}`))
-        return
-      }
-      res.setEncoding('utf8')
-      const splitter = new SseSplitter()
-      res.on('data', (chunk: string) => {
-        const now = process.hrtime.bigint()
-        // Raw blocks, not parsed JSON: the reader's own cost stays out of the figures.
-        for (const event of splitter.push(chunk)) {
-          if (event.includes('notifications/tools/list_changed')) handlers.onNotification(now)
-          else if (event.includes('notifications/subscriptions/acknowledged')) resolve({ req, res })
-          else if (event.includes('"resultType":"complete"')) handlers.onFinal?.()
-        }
+      readStream(res, 'subscriptions/listen', handlers, reject, (event, now) => {
+        if (event.includes('notifications/tools/list_changed')) handlers.onNotification(now)
+        else if (event.includes('notifications/subscriptions/acknowledged')) resolve({ req, res })
+        else if (event.includes('"resultType":"complete"')) handlers.onFinal?.()
       })
-      res.on('end', () => handlers.onEnd?.())
-      res.on('error', () => {})
     })
     req.end(body)
   })
@@ -77,20 +86,10 @@ export function openLegacyStream (port: number, agent: http.Agent, handlers: Lis
     const req = http.request({ host: '127.0.0.1', port, path: '/mcp', method: 'GET', agent, headers: { accept: 'text/event-stream', 'mcp-protocol-version': '2025-11-25' } })
     req.on('error', reject)
     req.on('response', (res) => {
-      if (res.statusCode !== 200) {
-        res.resume()
-        reject(new Error(`GET /mcp answered HTTP ${res.statusCode ?? '?'}`))
-        return
-      }
-      res.setEncoding('utf8')
-      const splitter = new SseSplitter()
-      res.on('data', (chunk: string) => {
-        const now = process.hrtime.bigint()
-        for (const event of splitter.push(chunk)) if (event.includes('notifications/tools/list_changed')) handlers.onNotification(now)
+      const open = readStream(res, 'GET /mcp', handlers, reject, (event, now) => {
+        if (event.includes('notifications/tools/list_changed')) handlers.onNotification(now)
       })
-      res.on('end', () => handlers.onEnd?.())
-      res.on('error', () => {})
-      resolve({ req, res })
+      if (open) resolve({ req, res })
     })
     req.end()
   })
