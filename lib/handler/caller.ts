@@ -3,24 +3,20 @@
  * `requestState`, private cache entries, legacy answers). The authenticated
  * principal when authorization verified one; otherwise a digest of the
  * `Authorization` header, so that state never crosses credentials; otherwise
- * `'anonymous'`. Computed once per request and kept in a private slot
- * declared with `decorateRequest`.
+ * `'anonymous'`. Computed once per request and kept in a private
+ * per-request slot (lib/common/request-slot.ts).
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import { RequestSlot } from '../common/request-slot.js'
 import { verifiedCallerOf } from '../auth/request-token.js'
 
-const kCaller: unique symbol = Symbol('fastify-mcp-capabilities.caller')
-
-type WithCaller = FastifyRequest & { [kCaller]?: string | null }
-
-/** Declares the slot up front, so request objects keep one shape. */
-export function declareCaller (fastify: FastifyInstance): void {
-  fastify.decorateRequest(kCaller, null)
-}
+const callerSlot = new RequestSlot<string>()
 
 export function callerOf (request: FastifyRequest): string {
-  return (request as WithCaller)[kCaller] ?? ((request as WithCaller)[kCaller] = identify(request))
+  let caller = callerSlot.get(request)
+  if (caller === undefined) callerSlot.set(request, caller = identify(request))
+  return caller
 }
 
 function identify (request: FastifyRequest): string {
