@@ -86,6 +86,31 @@ t.test('one declared slot: every request of the app, on any route, gets one stor
   t.equal((fastify.hasRequestDecorator as (name: symbol) => boolean)(symbols[0] as symbol), true, 'declared, so request objects keep one shape')
 })
 
+t.test('a plain legacy tools/call writes no slot: its request keeps the declared null, no record is made', async (t) => {
+  const records: unknown[] = []
+  const fastify = Fastify()
+  fastify.register(mcpCapabilities, {
+    serverInfo: SERVER_INFO,
+    server: {
+      listTools: () => ({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }),
+      callTool: (_params: unknown, ctx: HandlerContext) => {
+        const own = Object.getOwnPropertySymbols(ctx.request).filter((s) => s.description?.startsWith('fastify-mcp-capabilities') === true)
+        records.push(...own.map((s) => (ctx.request as unknown as Record<symbol, unknown>)[s]))
+        return { content: [] }
+      }
+    }
+  })
+  t.teardown(() => fastify.close())
+  const response = await fastify.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'work', arguments: {} } }
+  })
+  t.equal(response.statusCode, 200)
+  t.same(records, [null], 'the one slot symbol, still null when the handler runs')
+})
+
 t.test('runAsTask reads the immutable plan of a modern tools/call', async (t) => {
   const seen: Seen[] = []
   const fastify = app(true, seen)
