@@ -6,7 +6,6 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { array, check, custom, func, group, type GroupValue, map, string, type Spec } from '../check/option-spec.js'
 
@@ -135,7 +134,8 @@ export function checkListed (schema: TSchema, value: unknown, where: string, wha
     compiledChecks.set(schema, compiled)
   }
   if (!compiled.Check(value)) {
-    const first = [...Value.Errors(schema, value)][0]
+    // the compiled check's own error iterator: TypeBox's Value module is not loaded for it
+    const first = compiled.Errors(value).First()
     throw new FST_MCP_INVALID_DEFINITION(where, `not a valid ${what}: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
   }
 }

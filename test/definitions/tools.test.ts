@@ -142,7 +142,8 @@ t.test('defaults: root properties filled in with fresh copies; nested ones throu
   const ctx = {} as never
   tools.callTool({ name: 'flat', arguments: {} }, ctx)
   tools.callTool({ name: 'flat', arguments: { n: 5 } }, ctx)
-  tools.callTool({ name: 'nested', arguments: {} }, ctx)
+  // awaited: in the tick of the definition, TypeBox's Value.Default may not be loaded yet (lib/definitions/nested-defaults.ts)
+  await tools.callTool({ name: 'nested', arguments: {} }, ctx)
   t.strictSame(seen, [{ tags: ['x', 'mutated'], n: 1 }, { tags: ['x', 'mutated'], n: 5 }, { opts: { depth: 3 } }],
     'each call gets its own copy of an object default')
 })
