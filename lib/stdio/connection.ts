@@ -166,7 +166,7 @@ export class StdioConnection {
   /**
    * The headers a message is sent with. They are the same for every message
    * of one kind (version, method, name), so each set is built once and shared:
-   * light-my-request copies them into its request, nothing writes to them.
+   * each request copies them (lib/stdio/line-request.ts), nothing writes to them.
    */
   #headersFor (message: JsonObject | undefined): Readonly<Record<string, string>> {
     const version = message === undefined ? undefined : modernVersionOf(message)

@@ -19,8 +19,8 @@ import type { Era } from '../protocol/methods.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { FST_MCP_STDIO_AUTHORIZATION, FST_MCP_STDIO_LOGGER_ON_STDOUT, FST_MCP_STDIO_NO_ENDPOINT } from '../errors.js'
 import { StdioConnection } from './connection.js'
-import type { Inject } from './endpoint-call.js'
 import { idInHead, readLines } from './line-reader.js'
+import { LineSocket } from './line-request.js'
 import { BASE_HEADERS } from './message-headers.js'
 import { MessageWriter } from './message-writer.js'
 import { checkStdioOptions, type StdioOptions } from './stdio-options.js'
@@ -70,8 +70,6 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
   const onStdout = output === process.stdout
   if (onStdout && loggerWritesToFd1(app.log, process.stdout)) throw new FST_MCP_STDIO_LOGGER_ON_STDOUT()
 
-  const inject = (await import('light-my-request')).default as Inject
-  const { sseEvents } = await import('../client/sse-reader.js')
   const guard = onStdout ? guardStdout(process.stdout, process.stderr) : undefined
   const log = app.log.child({ transport: 'stdio' })
   let closing: Promise<void> | undefined
@@ -81,7 +79,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
     void close('output closed', 0)
   })
   const connection = new StdioConnection({
-    target: { app, path: mcp.path, inject, sseEvents },
+    target: { app, path: mcp.path, socket: new LineSocket() },
     headers: { ...BASE_HEADERS, ...settings.headers },
     writer,
     log
