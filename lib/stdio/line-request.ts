@@ -1,8 +1,8 @@
 /**
  * One stdio line as the HTTP request Fastify's `app.routing` expects: the
- * members of `http.IncomingMessage` that Fastify (lib/route.js, request.js,
- * reply.js, content-type-parser.js) and the plugin read, and the line as its
- * body stream. Built per line at a fraction of the cost of light-my-request's
+ * members of `http.IncomingMessage` that Fastify's routing, request, reply
+ * and content-type parser and the plugin read, and the line as its body
+ * stream. Built per line at a fraction of the cost of light-my-request's
  * request (no URL parsing, no option handling, no header normalisation: the
  * transport's own headers are lower case already).
  *
