@@ -74,13 +74,14 @@ export class EndpointCall implements ResponseSink {
   }
 
   /**
-   * POSTs `payload` with `headers` (or, without a payload, GETs the
-   * endpoint: the legacy standalone stream); yields each JSON-RPC message of
-   * the answer, serialised as the endpoint wrote it.
+   * Sends `method` to the endpoint with `headers` and, for a POST, the
+   * message `payload` (a GET opens the legacy standalone stream, a DELETE
+   * ends a legacy session); yields each JSON-RPC message of the answer,
+   * serialised as the endpoint wrote it.
    */
-  async * send (target: EndpointTarget, headers: Readonly<Record<string, string>>, payload?: string): AsyncGenerator<string> {
+  async * send (target: EndpointTarget, method: 'POST' | 'GET' | 'DELETE', headers: Readonly<Record<string, string>>, payload?: string): AsyncGenerator<string> {
     if (this.#cancelled) return
-    const request = this.#request = new LineRequest(target.socket, payload === undefined ? 'GET' : 'POST', target.path, headers, payload)
+    const request = this.#request = new LineRequest(target.socket, method, target.path, headers, payload)
     const response = this.#response = new LineResponse(request, this)
     // Fastify reads the members the two implement (lib/stdio/line-request.ts, lib/stdio/line-response.ts), not the whole of node:http's types.
     target.app.routing(request as unknown as IncomingMessage, response as unknown as ServerResponse)

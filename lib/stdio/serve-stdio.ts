@@ -38,6 +38,8 @@ export interface StdioServer {
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const
 /** How long closing may take after SIGINT or SIGTERM before the signal ends the process anyway. */
 const SIGNAL_CLOSE_BOUND_MS = 5_000
+/** How long ending a legacy session (its DELETE) may take when the connection closes. */
+const END_SESSION_BOUND_MS = 1_000
 /** How long a raised signal may stay with other listeners before the process exits with the signal's code. */
 const SIGNAL_RAISE_BOUND_MS = 1_000
 
@@ -105,6 +107,11 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
       // The reading loop ends; a paused stdin would keep the process alive.
       if (!input.destroyed) input.destroy()
       await connection.drain(drainMs)
+      try {
+        await connection.endSession(END_SESSION_BOUND_MS)
+      } catch (err) {
+        log.warn({ err }, 'MCP stdio: ending the legacy session failed')
+      }
       try {
         await app.close()
       } catch (err) {
