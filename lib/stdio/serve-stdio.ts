@@ -118,6 +118,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
         log.error({ err }, 'MCP stdio: closing the app failed')
       }
       connection.cancelAll()
+      writer.abandon()
       await connection.settled()
       writer.release()
       guard?.release()

@@ -23,7 +23,7 @@ interface Tools {
   progressSent: number
 }
 
-async function start (t: Test, app: FastifyInstance, tools: Tools, maxStreamBufferBytes?: number): Promise<{ input: PassThrough, output: PassThrough, messages: Array<Record<string, any>>, send: (message: object) => void }> {
+async function start (t: Test, app: FastifyInstance, tools: Tools, maxStreamBufferBytes?: number): Promise<{ input: PassThrough, output: PassThrough, messages: Array<Record<string, any>>, send: (message: object) => void, close: () => Promise<void> }> {
   await app.register(mcpCapabilities, {
     server: {
       listTools: () => ({ tools: [{ name: 'quick', inputSchema: { type: 'object' } }, { name: 'stream', inputSchema: { type: 'object' } }, { name: 'flood', inputSchema: { type: 'object' } }] }),
@@ -61,7 +61,7 @@ async function start (t: Test, app: FastifyInstance, tools: Tools, maxStreamBuff
   })
   const server = await serveStdio(app, { input, output })
   t.teardown(() => server.close())
-  return { input, output, messages, send: (message) => input.write(JSON.stringify(message) + '\n') }
+  return { input, output, messages, send: (message) => input.write(JSON.stringify(message) + '\n'), close: () => server.close() }
 }
 
 t.test('the request the app sees: ip, protocol, host, method and url documented for stdio; onResponse reads the status', async (t) => {
@@ -114,6 +114,21 @@ t.test('a host that stops reading holds the event stream back until the endpoint
   t.ok(h.output.readableLength < 256 * 1024, `the output holds little (${h.output.readableLength} bytes)`)
   // Closing waits for the messages still being written: the host reads again.
   h.output.resume()
+})
+
+t.test('closing while the host reads nothing: close ends, the messages it could not write are dropped', async (t) => {
+  const tools = { aborted: [] as string[], progressSent: 0 }
+  const h = await start(t, Fastify(), tools, 64 * 1024)
+  h.output.pause()
+  h.output.removeAllListeners('data')
+  h.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: { ...MODERN_META, progressToken: 'p9' } } })
+  await eventually(() => tools.progressSent > 64)
+  const outcome = await Promise.race([
+    h.close().then(() => 'closed'),
+    new Promise((resolve) => setTimeout(() => resolve('still waiting after 5 s'), 5000))
+  ])
+  t.equal(outcome, 'closed', 'close does not wait on an output nobody reads')
+  t.same(tools.aborted, ['client disconnected'], 'the call in flight was cancelled')
 })
 
 t.test('a response the app destroys gets an internal error, and the connection goes on', async (t) => {
