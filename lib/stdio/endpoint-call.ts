@@ -164,7 +164,11 @@ export class EndpointCall implements ResponseSink {
   /** Adds the data of every complete event in the text read so far; the rest waits for the next chunk. */
   #readEvents (text: string): void {
     let buffered = this.#text === '' ? text : this.#text + text
-    if (buffered.includes('\r')) buffered = buffered.replace(/\r\n?/g, '\n')
+    if (buffered.includes('\r')) {
+      // A '\r' at the end may be the first half of a '\r\n' the next chunk completes: it waits for that chunk.
+      const held = buffered.endsWith('\r') ? 1 : 0
+      buffered = buffered.slice(0, buffered.length - held).replace(/\r\n?/g, '\n') + (held === 1 ? '\r' : '')
+    }
     let start = 0
     for (let end = buffered.indexOf('\n\n'); end !== -1; end = buffered.indexOf('\n\n', start)) {
       const data = dataOf(buffered, start, end)

@@ -131,6 +131,27 @@ t.test('closing while the host reads nothing: close ends, the messages it could 
   t.same(tools.aborted, ['client disconnected'], 'the call in flight was cancelled')
 })
 
+t.test('an event stream whose CRLF line ends are split across writes reads as the events it holds', async (t) => {
+  const app = Fastify()
+  app.addHook('onRequest', async (request, reply) => {
+    if ((request.headers['mcp-name'] ?? '') !== 'stream') return
+    reply.hijack()
+    reply.raw.writeHead(200, { 'content-type': 'text/event-stream' })
+    const progress = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'p1', progress: 1 } })
+    const answer = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { content: [{ type: 'text', text: 'split' }] } })
+    // The answer's event has two data lines (joined by a newline, still one JSON text): a break between them would split it.
+    const cut = answer.indexOf(',') + 1
+    const [head, tail] = [answer.slice(0, cut), answer.slice(cut)]
+    for (const piece of [`data: ${progress}\r`, '\n\r', `\ndata: ${head}\r`, `\ndata: ${tail}\r\n\r`, '\n']) reply.raw.write(piece)
+    reply.raw.end()
+  })
+  const h = await start(t, app, { aborted: [], progressSent: 0 })
+  h.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'stream', arguments: {}, _meta: MODERN_META } })
+  await eventually(() => h.messages.some((m) => m.id === 1))
+  t.same(h.messages.map((m) => m.method ?? m.id), ['notifications/progress', 1], 'two events, each read whole')
+  t.match(h.messages[1], { result: { content: [{ text: 'split' }] } })
+})
+
 t.test('a response the app destroys gets an internal error, and the connection goes on', async (t) => {
   const app = Fastify()
   app.addHook('onRequest', async (request, reply) => {
