@@ -17,6 +17,7 @@ import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { withUiView } from './apps/ui-view.js'
 import { composeServer } from './definitions/compose.js'
+import { nestedDefaultsLoading } from './definitions/nested-defaults.js'
 import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { createDecorator } from './endpoint/decorator.js'
 import { createDispatcher } from './endpoint/dispatcher.js'
@@ -50,6 +51,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
     { maxValues: resolved.limits.maxArgumentValues })
   const options = composition.module === resolved.server ? resolved : { ...resolved, server: composition.module }
   for (const warning of checkServerModule(options.server)) fastify.log.warn(warning)
+  // TypeBox's Value.Default, when a definition declares nested defaults: loaded before the first call, which then stays synchronous.
+  await nestedDefaultsLoading()
 
   // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
   const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, composition.scopes)

@@ -6,7 +6,7 @@
  */
 import type { TSchema } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
+import { Errors, type ValueError } from '@sinclair/typebox/errors'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { array, check, custom, func, group, type GroupValue, map, string, type Spec } from '../check/option-spec.js'
 
@@ -124,18 +124,31 @@ export function checkDefinition<F extends Record<string, Spec<any>>> (fields: F,
     new FST_MCP_INVALID_DEFINITION(where, path === '' ? message : `"${path}": ${message}`), 'field')
 }
 
-/** Spec schemas compiled on their first check: a catalogue of thousands checks each definition against the same one. */
-const compiledChecks = new WeakMap<TSchema, TypeCheck<TSchema>>()
+/**
+ * Listed items checked against one spec schema by TypeBox's error iterator
+ * (a walk of schema and value, tens of microseconds) before it is compiled:
+ * compiling the `Tool` schema costs milliseconds of every start, more than a
+ * server of a few dozen tools spends walking; a catalogue of thousands
+ * compiles it once these are spent (bench/cold-start.ts, docs/performance.md).
+ */
+export const INTERPRETED_LISTED_CHECKS = 32
+
+/** Per spec schema: its compiled check, or how many items it checked uncompiled. */
+const listedChecks = new WeakMap<TSchema, TypeCheck<TSchema> | number>()
+
+/** The first problem of `value` against `schema` (a spec schema), undefined when it matches. */
+function firstListedProblem (schema: TSchema, value: unknown): ValueError | undefined {
+  const known = listedChecks.get(schema)
+  if (typeof known === 'object') return known.Check(value) ? undefined : known.Errors(value).First()
+  const checked = (known ?? 0) + 1
+  listedChecks.set(schema, checked < INTERPRETED_LISTED_CHECKS ? checked : TypeCompiler.Compile(schema))
+  return Errors(schema, value).First()
+}
 
 /** A listed item must match its spec schema (`Tool`, `Prompt`, ...): the first mismatch is named at definition time. */
 export function checkListed (schema: TSchema, value: unknown, where: string, what: string): void {
-  let compiled = compiledChecks.get(schema)
-  if (compiled === undefined) {
-    compiled = TypeCompiler.Compile(schema)
-    compiledChecks.set(schema, compiled)
-  }
-  if (!compiled.Check(value)) {
-    const first = [...Value.Errors(schema, value)][0]
-    throw new FST_MCP_INVALID_DEFINITION(where, `not a valid ${what}: ${first?.path ?? ''} ${first?.message ?? ''}`.trim())
+  const first = firstListedProblem(schema, value)
+  if (first !== undefined) {
+    throw new FST_MCP_INVALID_DEFINITION(where, `not a valid ${what}: ${first.path} ${first.message}`.trim())
   }
 }

@@ -18,11 +18,12 @@
  */
 import { Kind, type TSchema, TypeGuard, TypeRegistry } from '@sinclair/typebox'
 import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { Value } from '@sinclair/typebox/value'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { clip, LISTED_PROBLEMS } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
+import { isThenable } from '../common/maybe-promise.js'
 import { registerCommonFormats, unknownFormats } from './formats.js'
+import { fillNestedDefaults, loadNestedDefaults } from './nested-defaults.js'
 import { valueCountWithin } from './value-count.js'
 
 /**
@@ -215,7 +216,10 @@ type Defaults = (value: unknown) => unknown
  * How to fill in declared defaults. The usual case, defaults only on the
  * root object's own properties, is a loop over those keys (~tens of ns);
  * TypeBox's `Value.Default` walks the whole schema per call (~2 µs), so it
- * is kept for defaults nested deeper.
+ * is kept for defaults nested deeper, and its import starts now (worked out
+ * when the definition is made, so it is loaded before the first call:
+ * nested-defaults.ts). Before it is loaded the result is a promise: fill in
+ * again once it settles.
  */
 function defaultsOf (schema: TSchema): Defaults | undefined {
   if (!hasKeyword(schema, 'default')) return undefined
@@ -226,7 +230,10 @@ function defaultsOf (schema: TSchema): Defaults | undefined {
       const { default: _own, ...rest } = property as Record<string, unknown>
       return hasKeyword(rest, 'default')
     })
-  if (nested) return (value) => Value.Default(schema, value)
+  if (nested) {
+    void loadNestedDefaults()
+    return (value) => fillNestedDefaults(schema, value)
+  }
   const plan: Array<[string, unknown]> = Object.entries(properties)
     .filter(([, property]) => Object.hasOwn(property as object, 'default'))
     .map(([key, property]) => [key, (property as { default: unknown }).default])
@@ -303,13 +310,15 @@ export function compileValidator (schema: TSchema, use: SchemaUse, firstProblem:
     throw new FST_MCP_INVALID_DEFINITION(where, `unknown string format ${[...formats].map((f) => `"${f}"`).join(', ')}: register it with TypeBox's FormatRegistry.Set before defining`)
   }
   if (!TypeGuard.IsSchema(schema)) throw new FST_MCP_INVALID_DEFINITION(where, 'the schema does not compile (not a well-formed TypeBox schema)')
-  const compile = (s: TSchema, u: SchemaUse) => compileTypeBox(s, u, firstProblem)
+  const defaults = use.direction === 'input' ? defaultsOf(schema) : undefined
+  const compile = (s: TSchema, u: SchemaUse) => compileTypeBox(s, u, firstProblem, defaults)
   if (!hasReferences(schema, where)) return new CompiledOnFirstUse(compile, schema, use)
   const check = compile(schema, use)
   return { validate: (value, _bounds, bodyBytes) => check(value, bodyBytes) }
 }
 
-function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem): Check {
+/** `defaults`: how to fill in the declared defaults of an input (`defaultsOf`), none for an output. */
+function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstProblem, defaults: Defaults | undefined): Check {
   const root = use.root
   let compiled: TypeCheck<TSchema>
   try {
@@ -317,8 +326,6 @@ function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstPro
   } catch (err) {
     throw new FST_MCP_INVALID_DEFINITION(use.where, `the schema does not compile (${(err as Error).message})`)
   }
-  // Defaults are applied only when the schema declares some: the common case pays nothing.
-  const defaults = use.direction === 'input' ? defaultsOf(schema) : undefined
   function problems (value: unknown, bodyBytes: number | undefined): Invalid {
     // TypeBox's error iterator is many times slower than its check and walks to the first problem: not on a large value.
     if (!detailed(value, bodyBytes)) return firstProblem(value, bodyBytes)
@@ -329,7 +336,13 @@ function compileTypeBox (schema: TSchema, use: SchemaUse, firstProblem: FirstPro
     }
     return list.invalid(false, `${root}: invalid`)
   }
-  return defaults !== undefined
-    ? (value, bodyBytes) => withinStack(use, () => compiled.Check(defaults(value)) ? value : problems(value, bodyBytes))
-    : (value, bodyBytes) => withinStack(use, () => compiled.Check(value) ? value : problems(value, bodyBytes))
+  // Defaults are applied only when the schema declares some: the common case pays nothing.
+  if (defaults === undefined) return (value, bodyBytes) => withinStack(use, () => compiled.Check(value) ? value : problems(value, bodyBytes))
+  const check: Check = (value, bodyBytes) => withinStack(use, () => {
+    const filled = defaults(value)
+    // nested defaults not loaded yet (a call in the tick of the definition): checked once they are
+    if (isThenable(filled)) return filled.then(() => check(value, bodyBytes))
+    return compiled.Check(filled) ? value : problems(value, bodyBytes)
+  })
+  return check
 }

@@ -150,6 +150,31 @@ export class StdioConnection {
     while (this.#running.size > 0) await Promise.allSettled([...this.#running])
   }
 
+  /**
+   * Ends the legacy session the endpoint issued at `initialize`, as a
+   * Streamable HTTP client does with DELETE when it goes: its streams end
+   * and its subscriptions go at once, instead of when the session idles out.
+   * Given `ms` at most; nothing to do for a modern connection or without
+   * the `sessions` option.
+   */
+  async endSession (ms: number): Promise<void> {
+    const session = this.#legacySession
+    if (session === undefined) return
+    this.#legacySession = undefined
+    const { 'content-type': _none, ...headers } = this.#headersFor(undefined)
+    const call = new EndpointCall()
+    let timer: NodeJS.Timeout | undefined
+    const ending = (async () => {
+      for await (const json of call.send(this.#settings.target, 'DELETE', { ...headers, 'mcp-session-id': session })) {
+        this.#settings.log.warn({ status: call.status, body: json.slice(0, 200) }, 'MCP stdio: the endpoint did not end the legacy session')
+      }
+    })()
+    await Promise.race([ending, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })])
+    clearTimeout(timer)
+    call.cancel()
+    await ending
+  }
+
   /** Closes every call still open, as a client disconnecting would. */
   cancelAll (): void {
     for (const request of this.#requests.values()) request.call.cancel()
@@ -166,7 +191,7 @@ export class StdioConnection {
   /**
    * The headers a message is sent with. They are the same for every message
    * of one kind (version, method, name), so each set is built once and shared:
-   * light-my-request copies them into its request, nothing writes to them.
+   * each request copies them (lib/stdio/line-request.ts), nothing writes to them.
    */
   #headersFor (message: JsonObject | undefined): Readonly<Record<string, string>> {
     const version = message === undefined ? undefined : modernVersionOf(message)
@@ -252,7 +277,7 @@ export class StdioConnection {
     const resultPrefix = method === 'initialize' ? undefined : `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`
     for (let attempt = 0; ; attempt++) {
       let retry = false
-      for await (const json of request.call.send(this.#settings.target, headers, line)) {
+      for await (const json of request.call.send(this.#settings.target, 'POST', headers, line)) {
         // Notifications (the bulk of a stream) go out as the endpoint wrote them; anything else is looked at.
         if (json.startsWith(NOTIFICATION_PREFIX)) {
           await writer.send(json)
@@ -325,7 +350,7 @@ export class StdioConnection {
 
   /** A notification or a client's answer: the endpoint answers 202 without a body, or an error. */
   async #pass (line: string, headers: Record<string, string>): Promise<void> {
-    for await (const json of new EndpointCall().send(this.#settings.target, headers, line)) {
+    for await (const json of new EndpointCall().send(this.#settings.target, 'POST', headers, line)) {
       if (json.startsWith(NOTIFICATION_PREFIX) || this.#jsonRpc(json) !== undefined) await this.#settings.writer.send(json)
     }
   }
@@ -357,7 +382,7 @@ export class StdioConnection {
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const request = { jsonrpc: '2.0', id, method: 'tools/list', params: { ...(typeof cursor === 'string' ? { cursor } : {}), _meta: meta } }
       let result: JsonObject | undefined
-      for await (const json of new EndpointCall().send(this.#settings.target, this.#headersFor(request), JSON.stringify(request))) {
+      for await (const json of new EndpointCall().send(this.#settings.target, 'POST', this.#headersFor(request), JSON.stringify(request))) {
         const response = responseTo(json, id)
         if (response !== undefined && isJsonObject(response.result)) result = response.result
       }

@@ -1,55 +1,61 @@
 /**
  * One stdio message through the app's own endpoint, as an HTTP POST that
- * never touches a socket: light-my-request (what `app.inject` uses) hands
- * it to `app.routing`, so the app's hooks, the plugin's Origin/Host guard
- * and authorization, body limit, parser, telemetry, MCP hooks and logging
- * all run exactly as they do for a POST over the network. Calling
- * `app.routing` directly, rather than `app.inject`, gives the transport the
- * raw response before the first byte: cancelling a call closes it, which is
- * what a client disconnecting does over HTTP (`ctx.signal` aborts, a stream
- * is cleaned up).
+ * never touches a socket: a request and response of the transport's own
+ * (lib/stdio/line-request.ts, lib/stdio/line-response.ts) handed to
+ * `app.routing`, so the app's hooks, the plugin's Origin/Host guard and
+ * authorization, body limit, parser, telemetry, MCP hooks and logging all
+ * run exactly as they do for a POST over the network. Cancelling a call
+ * destroys its response, which is what a client disconnecting does over
+ * HTTP (`ctx.signal` aborts, a stream is cleaned up).
  *
- * The answer is read as it comes: a JSON body is one message, an SSE body
- * (progress, log messages, the legacy era's questions to the client, a
- * `subscriptions/listen` stream) one message per event. Reading is pulled,
- * so a slow consumer slows the endpoint's stream down (backpressure).
+ * The answer is read as it is written: a JSON body is one message, an SSE
+ * body (progress, log messages, the legacy era's questions to the client, a
+ * `subscriptions/listen` stream) one message per event, parsed from the
+ * written text. The response takes its next chunk only once the messages of
+ * the last one were handed on, so a slow consumer slows the endpoint's
+ * stream down (backpressure).
  */
-import type { ServerResponse } from 'node:http'
-import { Readable } from 'node:stream'
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from 'node:http'
+import { StringDecoder } from 'node:string_decoder'
 import type { FastifyInstance } from 'fastify'
-import type { inject as lightMyRequest, Response as InjectResponse } from 'light-my-request'
-import type { sseEvents as readSseEvents } from '../client/sse-reader.js'
+import { LineRequest, type LineSocket } from './line-request.js'
+import { LineResponse, type ResponseSink } from './line-response.js'
 
-export type Inject = typeof lightMyRequest
-
-/**
- * Where calls go: the app, the endpoint's path, light-my-request's `inject`
- * and the SSE reader (both loaded by serveStdio, so importing the package
- * loads neither).
- */
+/** Where calls go: the app, the endpoint's path, and the connection they come over. */
 export interface EndpointTarget {
   readonly app: FastifyInstance
   readonly path: string
-  readonly inject: Inject
-  readonly sseEvents: typeof readSseEvents
+  readonly socket: LineSocket
 }
 
-export class EndpointCall {
-  #raw: ServerResponse | undefined
-  #body: Readable | undefined
-  /** Settles the wait for the answer's start when the call is cancelled first. */
-  #wake: (() => void) | undefined
+/** What the endpoint writes before each event's data, in the common frame (lib/streams/sse-writer.ts). */
+const DATA_PREFIX = 'data: '
+
+export class EndpointCall implements ResponseSink {
+  #request: LineRequest | undefined
+  #response: LineResponse | undefined
   #cancelled = false
   #status = 0
-  #headers: Readonly<Record<string, unknown>> = {}
+  #headers: Readonly<OutgoingHttpHeaders> = {}
+  #eventStream = false
+  /** Messages read from the body and not yet handed on. */
+  #messages: string[] = []
+  /** Lets the response write its next chunk (held while messages wait). */
+  #next: (() => void) | undefined
+  /** Wakes the reader waiting for more. */
+  #wake: (() => void) | undefined
+  #done = false
+  /** A JSON body as written so far; for an event stream, the text after its last complete event. */
+  #text = ''
+  #decoder: StringDecoder | undefined
 
   /** The answer's HTTP status, once it started (0 before). */
   get status (): number {
     return this.#status
   }
 
-  /** The answer's HTTP headers, once it started. */
-  get headers (): Readonly<Record<string, unknown>> {
+  /** The answer's HTTP headers (lower-case names), once it started. */
+  get headers (): Readonly<OutgoingHttpHeaders> {
     return this.#headers
   }
 
@@ -58,79 +64,133 @@ export class EndpointCall {
     return this.#cancelled
   }
 
-  /** Closes the response as a disconnecting client would (now, or as soon as the endpoint starts answering). */
+  /** Closes the response as a disconnecting client would (now, or as soon as the call is sent). */
   cancel (): void {
+    if (this.#cancelled) return
     this.#cancelled = true
-    if (this.#raw !== undefined && !this.#raw.writableFinished) this.#raw.destroy()
-    // A pending read would otherwise wait on a response that never ends, holding nothing that keeps the process alive.
-    this.#body?.destroy()
-    this.#wake?.()
+    this.#request?.abort()
+    if (this.#response !== undefined && !this.#response.writableFinished) this.#response.destroy()
+    this.#finish()
   }
 
   /**
-   * POSTs `payload` with `headers` (or, without a payload, GETs the
-   * endpoint: the legacy standalone stream); yields each JSON-RPC message of
-   * the answer, serialised as the endpoint wrote it.
+   * Sends `method` to the endpoint with `headers` and, for a POST, the
+   * message `payload` (a GET opens the legacy standalone stream, a DELETE
+   * ends a legacy session); yields each JSON-RPC message of the answer,
+   * serialised as the endpoint wrote it.
    */
-  async * send (target: EndpointTarget, headers: Record<string, string>, payload?: string): AsyncGenerator<string> {
-    const { app } = target
-    // The callback form, options unchecked (they are ours): no thenable chain, no option validation, no extra tick per call.
-    const response = await new Promise<InjectResponse | undefined>((resolve, reject) => {
-      let waiting = true
-      // A response destroyed before it started may never call back: cancelling ends the wait.
-      this.#wake = () => {
-        waiting = false
-        resolve(undefined)
-      }
-      target.inject((req, res) => {
-        this.#raw = res
-        if (this.#cancelled) res.destroy()
-        app.routing(req, res)
-      }, payload === undefined
-        ? { method: 'GET', url: target.path, headers, payloadAsStream: true, validate: false }
-        : { method: 'POST', url: target.path, headers, payload, payloadAsStream: true, validate: false },
-      (err, answer) => {
-        if (!waiting) answer?.stream().destroy()
-        else if (err !== undefined && err !== null) reject(err)
-        else resolve(answer)
-        waiting = false
-      })
-      if (this.#cancelled) this.#wake()
-    })
-    this.#wake = undefined
-    if (response === undefined) return
-    this.#status = response.statusCode
-    this.#headers = response.headers
-    const body = this.#body = response.stream()
+  async * send (target: EndpointTarget, method: 'POST' | 'GET' | 'DELETE', headers: Readonly<Record<string, string>>, payload?: string): AsyncGenerator<string> {
+    if (this.#cancelled) return
+    const request = this.#request = new LineRequest(target.socket, method, target.path, headers, payload)
+    const response = this.#response = new LineResponse(request, this)
+    // Fastify reads the members the two implement (lib/stdio/line-request.ts, lib/stdio/line-response.ts), not the whole of node:http's types.
+    target.app.routing(request as unknown as IncomingMessage, response as unknown as ServerResponse)
+    const messages = this.#messages
     try {
-      if (this.#cancelled) return
-      const type = String(response.headers['content-type'] ?? '')
-      if (type.startsWith('text/event-stream')) {
-        for await (const event of target.sseEvents(Readable.toWeb(body) as ReadableStream<Uint8Array>)) {
+      for (;;) {
+        while (messages.length > 0) {
           if (this.#cancelled) return
-          if (event.data !== '') yield event.data
+          yield messages.shift() as string
         }
-        return
+        if (this.#done || this.#cancelled) return
+        const next = this.#next
+        this.#next = undefined
+        await new Promise<void>((resolve) => {
+          this.#wake = resolve
+          next?.()
+        })
       }
-      const text = (await readAll(body)).trim()
-      if (text !== '' && !this.#cancelled) yield text
-    } catch (err) {
-      // The body was destroyed by `cancel`: the call ends quietly.
-      if (!this.#cancelled) throw err
     } finally {
-      if (!body.destroyed) body.destroy()
+      // The reader stopped before the answer ended: nobody reads the rest, so the call goes as a disconnecting client's would.
+      if (!this.#done) this.cancel()
     }
+  }
+
+  started (status: number, headers: Readonly<OutgoingHttpHeaders>): void {
+    this.#status = status
+    this.#headers = headers
+    this.#eventStream = String(headers['content-type'] ?? '').startsWith('text/event-stream')
+  }
+
+  chunk (chunk: string | Buffer, next: () => void): void {
+    const text = typeof chunk === 'string' ? chunk : (this.#decoder ??= new StringDecoder('utf8')).write(chunk)
+    if (!this.#eventStream || this.#cancelled) {
+      if (!this.#cancelled) this.#text += text
+      next()
+      return
+    }
+    this.#readEvents(text)
+    if (this.#messages.length === 0) {
+      next()
+      return
+    }
+    this.#next = next
+    this.#wakeReader()
+  }
+
+  ended (): void {
+    const rest = this.#decoder?.end() ?? ''
+    if (this.#eventStream) {
+      // An event still open when the body ends is taken too (what lib/client/sse-reader.ts does).
+      this.#readEvents(rest + '\n\n')
+    } else {
+      const body = (this.#text + rest).trim()
+      if (body !== '') this.#messages.push(body)
+    }
+    this.#text = ''
+    this.#finish()
+  }
+
+  closed (): void {
+    // Destroyed before its end (cancelled, or dropped by the endpoint): what was read of a JSON body is no message.
+    this.#text = ''
+    this.#finish()
+  }
+
+  #finish (): void {
+    this.#done = true
+    const next = this.#next
+    this.#next = undefined
+    next?.()
+    this.#wakeReader()
+  }
+
+  #wakeReader (): void {
+    const wake = this.#wake
+    this.#wake = undefined
+    wake?.()
+  }
+
+  /** Adds the data of every complete event in the text read so far; the rest waits for the next chunk. */
+  #readEvents (text: string): void {
+    let buffered = this.#text === '' ? text : this.#text + text
+    if (buffered.includes('\r')) {
+      // A '\r' at the end may be the first half of a '\r\n' the next chunk completes: it waits for that chunk.
+      const held = buffered.endsWith('\r') ? 1 : 0
+      buffered = buffered.slice(0, buffered.length - held).replace(/\r\n?/g, '\n') + (held === 1 ? '\r' : '')
+    }
+    let start = 0
+    for (let end = buffered.indexOf('\n\n'); end !== -1; end = buffered.indexOf('\n\n', start)) {
+      const data = dataOf(buffered, start, end)
+      if (data !== '') this.#messages.push(data)
+      start = end + 2
+    }
+    this.#text = start === 0 ? buffered : buffered.slice(start)
   }
 }
 
-/** A whole (JSON) body: read with events, which costs less per answer than an async iterator. */
-function readAll (body: Readable): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    body.on('data', (chunk: Buffer) => chunks.push(chunk))
-    body.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8')))
-    body.once('error', reject)
-    // Destroyed without an error (cancelled): no more will come.
-    body.once('close', () => resolve(Buffer.concat(chunks).toString('utf8')))
-  })
+/** The data of the event in `text` from `start` to `end` (its lines joined by newlines, as the SSE format says). */
+function dataOf (text: string, start: number, end: number): string {
+  // The frame the endpoint writes: one data line.
+  if (text.startsWith(DATA_PREFIX, start) && text.indexOf('\n', start) === end) return text.slice(start + DATA_PREFIX.length, end)
+  let data: string | undefined
+  for (const line of text.slice(start, end).split('\n')) {
+    if (!line.startsWith('data')) continue
+    let value: string
+    if (line.length === 4) value = ''
+    else if (line[4] === ':') value = line.slice(line[5] === ' ' ? 6 : 5)
+    else continue
+    data = data === undefined ? value : data + '\n' + value
+  }
+  return data ?? ''
 }

@@ -42,7 +42,7 @@ export class LegacyStream {
 
   async #forward (call: EndpointCall, headers: Record<string, string>): Promise<void> {
     const { 'content-type': _none, ...get } = headers
-    for await (const json of call.send(this.#target, get)) {
+    for await (const json of call.send(this.#target, 'GET', get)) {
       // Only notifications travel on the stream; a refusal to open it (its JSON-RPC error) is not the client's to read.
       if (call.status === 200) await this.#writer.send(json)
       else this.#log.warn({ status: call.status, body: json.slice(0, 200) }, 'MCP stdio: the endpoint did not open the standalone stream of a legacy connection; it hears no list changes')

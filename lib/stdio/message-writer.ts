@@ -12,6 +12,7 @@ export class MessageWriter {
   readonly #output: Writable
   readonly #write: (line: string) => boolean
   #drained: Promise<void> | undefined
+  #stopWaiting: (() => void) | undefined
   #gone = false
   readonly #onGone: (err: Error | undefined) => void
 
@@ -43,12 +44,25 @@ export class MessageWriter {
         this.#output.off('drain', done)
         this.#output.off('close', done)
         this.#drained = undefined
+        this.#stopWaiting = undefined
         resolve()
       }
+      this.#stopWaiting = done
       this.#output.on('drain', done)
       this.#output.on('close', done)
     })
     return this.#drained
+  }
+
+  /**
+   * Writes nothing more and lets every producer waiting for the output go:
+   * the connection is closing and its calls are cancelled, so a host that
+   * stopped reading must not keep the process waiting on a drain that never
+   * comes (what was written stays in the output's buffer).
+   */
+  abandon (): void {
+    this.#gone = true
+    this.#stopWaiting?.()
   }
 
   /** Stops listening to the output (it stays open: stdout belongs to the process). */

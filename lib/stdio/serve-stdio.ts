@@ -19,8 +19,8 @@ import type { Era } from '../protocol/methods.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { FST_MCP_STDIO_AUTHORIZATION, FST_MCP_STDIO_LOGGER_ON_STDOUT, FST_MCP_STDIO_NO_ENDPOINT } from '../errors.js'
 import { StdioConnection } from './connection.js'
-import type { Inject } from './endpoint-call.js'
 import { idInHead, readLines } from './line-reader.js'
+import { LineSocket } from './line-request.js'
 import { BASE_HEADERS } from './message-headers.js'
 import { MessageWriter } from './message-writer.js'
 import { checkStdioOptions, type StdioOptions } from './stdio-options.js'
@@ -38,6 +38,8 @@ export interface StdioServer {
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const
 /** How long closing may take after SIGINT or SIGTERM before the signal ends the process anyway. */
 const SIGNAL_CLOSE_BOUND_MS = 5_000
+/** How long ending a legacy session (its DELETE) may take when the connection closes. */
+const END_SESSION_BOUND_MS = 1_000
 /** How long a raised signal may stay with other listeners before the process exits with the signal's code. */
 const SIGNAL_RAISE_BOUND_MS = 1_000
 
@@ -70,8 +72,6 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
   const onStdout = output === process.stdout
   if (onStdout && loggerWritesToFd1(app.log, process.stdout)) throw new FST_MCP_STDIO_LOGGER_ON_STDOUT()
 
-  const inject = (await import('light-my-request')).default as Inject
-  const { sseEvents } = await import('../client/sse-reader.js')
   const guard = onStdout ? guardStdout(process.stdout, process.stderr) : undefined
   const log = app.log.child({ transport: 'stdio' })
   let closing: Promise<void> | undefined
@@ -81,7 +81,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
     void close('output closed', 0)
   })
   const connection = new StdioConnection({
-    target: { app, path: mcp.path, inject, sseEvents },
+    target: { app, path: mcp.path, socket: new LineSocket() },
     headers: { ...BASE_HEADERS, ...settings.headers },
     writer,
     log
@@ -108,11 +108,17 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
       if (!input.destroyed) input.destroy()
       await connection.drain(drainMs)
       try {
+        await connection.endSession(END_SESSION_BOUND_MS)
+      } catch (err) {
+        log.warn({ err }, 'MCP stdio: ending the legacy session failed')
+      }
+      try {
         await app.close()
       } catch (err) {
         log.error({ err }, 'MCP stdio: closing the app failed')
       }
       connection.cancelAll()
+      writer.abandon()
       await connection.settled()
       writer.release()
       guard?.release()

@@ -7,6 +7,7 @@
 import { Type } from '@sinclair/typebox'
 import t from 'tap'
 import { compileToolEntry, defineTools, toolError } from '../../lib/definitions/tools.js'
+import { checkListed, INTERPRETED_LISTED_CHECKS } from '../../lib/definitions/plain.js'
 import { composeServer } from '../../lib/definitions/compose.js'
 import { REQUIRED_SCOPES } from '../../lib/server-module/scopes.js'
 import { injectClient, McpResponseError } from '../../lib/testing/index.js'
@@ -142,7 +143,8 @@ t.test('defaults: root properties filled in with fresh copies; nested ones throu
   const ctx = {} as never
   tools.callTool({ name: 'flat', arguments: {} }, ctx)
   tools.callTool({ name: 'flat', arguments: { n: 5 } }, ctx)
-  tools.callTool({ name: 'nested', arguments: {} }, ctx)
+  // awaited: in the tick of the definition, TypeBox's Value.Default may not be loaded yet (lib/definitions/nested-defaults.ts)
+  await tools.callTool({ name: 'nested', arguments: {} }, ctx)
   t.strictSame(seen, [{ tags: ['x', 'mutated'], n: 1 }, { tags: ['x', 'mutated'], n: 5 }, { opts: { depth: 3 } }],
     'each call gets its own copy of an object default')
 })
@@ -183,6 +185,18 @@ t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', a
   for (const [what, make, message] of cases) {
     t.throws(make, { code: 'FST_MCP_INVALID_DEFINITION', message }, what)
   }
+})
+
+t.test('a listed item is refused alike before and after its spec schema is compiled (the first checks walk it uncompiled)', async (t) => {
+  // a schema of its own: the count of uncompiled checks starts at zero whatever ran before
+  const schema = Type.Object({ name: Type.String(), annotations: Type.Optional(Type.Object({ readOnlyHint: Type.Optional(Type.Boolean()) })) })
+  const messages = new Set<string>()
+  for (let i = 0; i < INTERPRETED_LISTED_CHECKS + 4; i++) {
+    checkListed(schema, { name: `t${i}`, annotations: { readOnlyHint: true } }, `tool "t${i}"`, 'Tool')
+    const refused = t.throws(() => checkListed(schema, { name: 'x', annotations: { readOnlyHint: 'yes' } }, 'tool "x"', 'Tool'), { code: 'FST_MCP_INVALID_DEFINITION' }) as Error
+    messages.add(refused.message)
+  }
+  t.strictSame([...messages], ['Invalid definition of tool "x": not a valid Tool: /annotations/readOnlyHint Expected boolean'], 'one message, uncompiled or compiled')
 })
 
 t.test('a tool\'s prepared JSON text is its listed item, whatever its fields', async (t) => {

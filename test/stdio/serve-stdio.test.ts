@@ -251,3 +251,28 @@ t.test('every line runs the app\'s hooks with its own headers: Mcp-Param-* follo
   t.equal(requests.length, handled.length, 'onRequest ran for every message')
   t.ok(requests.includes('tools/list undefined'), 'the annotation lookup goes through the hooks too')
 })
+
+t.test('a legacy connection with a session ends it when it closes, as an HTTP client\'s DELETE would', async (t) => {
+  const app = Fastify()
+  await app.register(mcpCapabilities, {
+    server: { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) },
+    serverInfo: { name: 'stdio-test', version: '1.0.0' },
+    sessions: true
+  })
+  const seen: string[] = []
+  app.addHook('onResponse', async (request, reply) => {
+    seen.push(`${request.method} ${reply.statusCode} ${String(request.headers['mcp-session-id'] ?? '-')}`)
+  })
+  const input = new PassThrough()
+  const output = new PassThrough()
+  const messages: Array<Record<string, any>> = []
+  output.on('data', (chunk: Buffer) => { for (const line of chunk.toString().split('\n')) if (line !== '') messages.push(JSON.parse(line)) })
+  const server = await serveStdio(app, { input, output })
+  input.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'c', version: '1' } } }) + '\n')
+  await eventually(() => messages.some((m) => m.id === 1))
+  input.end()
+  await server.closed
+  const issued = seen.find((line) => line.startsWith('GET '))?.split(' ')[2]
+  t.ok(issued !== undefined && issued !== '-', `the standalone stream carried the session (${String(issued)})`)
+  t.ok(seen.includes(`DELETE 204 ${String(issued)}`), `the session was ended with DELETE (${seen.join('; ')})`)
+})
