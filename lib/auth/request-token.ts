@@ -1,33 +1,27 @@
 /**
- * The verified token of one request: a private per-request slot, declared
- * with `decorateRequest` (as Fastify core declares its own symbols), written
- * once by authorization's `onRequest` hook and read by whoever needs the
- * caller (`callerOf`, `ctx.auth`, scope checks, list filtering).
+ * The verified token of one request: a private per-request slot
+ * (lib/common/request-slot.ts), written once by authorization's `onRequest`
+ * hook and read by whoever needs the caller (`callerOf`, `ctx.auth`, scope
+ * checks, list filtering).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import { RequestSlot } from '../common/request-slot.js'
 import type { AuthInfo } from '../server-module/auth-info.js'
 import type { VerifiedCaller } from './verified-token.js'
 
-const kVerified: unique symbol = Symbol('fastify-mcp-capabilities.verifiedCaller')
-
-type WithToken = FastifyRequest & { [kVerified]?: VerifiedCaller | null }
-
-/** Declares the slot up front, so request objects keep one shape. */
-export function declareRequestToken (fastify: FastifyInstance): void {
-  fastify.decorateRequest(kVerified, null)
-}
+const verifiedSlot = new RequestSlot<VerifiedCaller>()
 
 /** Records the token authorization verified for `request`. */
 export function setVerifiedCaller (request: FastifyRequest, verified: VerifiedCaller): void {
-  (request as WithToken)[kVerified] = verified
+  verifiedSlot.set(request, verified)
 }
 
 /** The verified caller of an authorized request; undefined without authorization. */
 export function verifiedCallerOf (request: FastifyRequest): VerifiedCaller | undefined {
-  return (request as WithToken)[kVerified] ?? undefined
+  return verifiedSlot.get(request)
 }
 
 /** The verified token of an authorized request (in handlers: `ctx.auth`), undefined without authorization. */
 export function authInfoOf (request: FastifyRequest): AuthInfo | undefined {
-  return (request as WithToken)[kVerified]?.info
+  return verifiedSlot.get(request)?.info
 }

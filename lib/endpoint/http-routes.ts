@@ -6,12 +6,7 @@
  * its token before the body is read, and never logs the Authorization header.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify'
-import { declareRequestToken } from '../auth/request-token.js'
-import { declareCaller } from '../handler/caller.js'
-import { declareSessionSlot } from './legacy-sessions.js'
-import { declareErrorType } from '../response/reply.js'
-import { declareTaskSlots } from '../tasks/call-plan.js'
-import { declareOperationSlot } from './operations.js'
+import { declareRequestSlots } from '../common/request-slot.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { sendError } from '../response/reply.js'
 import type { EndpointAuthorization } from './authorization.js'
@@ -41,13 +36,8 @@ async function methodNotAllowed (_request: FastifyRequest, reply: FastifyReply):
 }
 
 export async function mountEndpoint (fastify: FastifyInstance, routes: EndpointRoutes): Promise<void> {
-  // The per-request private slots, each owned by one module (as Fastify core declares its own symbols).
-  declareRequestToken(fastify)
-  declareCaller(fastify)
-  declareErrorType(fastify)
-  declareOperationSlot(fastify)
-  declareTaskSlots(fastify)
-  declareSessionSlot(fastify)
+  // The per-request private slots, each owned by one module, all in one record (lib/common/request-slot.ts).
+  declareRequestSlots(fastify)
   const { auth, policy } = routes
   // A callback hook: no promise per request on the hot path.
   function guard (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction): void {

@@ -15,7 +15,8 @@
  * header ends it, and its streams on every instance.
  */
 import { randomBytes } from 'node:crypto'
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { RequestSlot } from '../common/request-slot.js'
 import { callerOf } from '../handler/caller.js'
 import { type EventBus, isSessionId, MAX_SESSION_URIS, type McpEvent } from '../parts/event-bus.js'
 import type { MaybePromise } from '../common/maybe-promise.js'
@@ -40,22 +41,16 @@ interface BoundSession {
   readonly record: SessionRecord
 }
 
-const kSession: unique symbol = Symbol('fastify-mcp-capabilities.session')
-
-type WithSession = FastifyRequest & { [kSession]?: BoundSession | null }
-
-/** Declares the request's slot for its session up front (a slot, not a WeakMap: no ephemeron per request for the GC to trace). */
-export function declareSessionSlot (fastify: FastifyInstance): void {
-  fastify.decorateRequest(kSession, null)
-}
+/** The request's session: a private per-request slot (lib/common/request-slot.ts), not a WeakMap: no ephemeron per request for the GC to trace. */
+const sessionSlot = new RequestSlot<BoundSession>()
 
 function bind (request: FastifyRequest, session: BoundSession): void {
-  (request as WithSession)[kSession] = session
+  sessionSlot.set(request, session)
 }
 
 /** The session a legacy request named (checked), if any. */
 export function sessionOf (request: FastifyRequest): BoundSession | undefined {
-  return (request as WithSession)[kSession] ?? undefined
+  return sessionSlot.get(request)
 }
 
 function requestIdOf (body: unknown): RequestId | undefined {

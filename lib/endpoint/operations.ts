@@ -16,7 +16,8 @@
  * apply, a hook's answer) is kept in a private per-request slot that only
  * this module reads.
  */
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify'
+import { RequestSlot } from '../common/request-slot.js'
 import { type MaybePromise, whenSettled } from '../common/maybe-promise.js'
 import { errorOf, errorOutcome, fail, type FailedOutcome, INTERNAL_ERROR_OUTCOME, invokeHandler, type Outcome } from '../handler/invoke.js'
 import type { RequestContext } from '../handler/request-context.js'
@@ -60,17 +61,10 @@ interface Served {
   readonly answer: JsonObject | undefined
 }
 
-const kServed: unique symbol = Symbol('fastify-mcp-capabilities.operation')
-
-type WithServed = FastifyRequest & { [kServed]?: Served | null }
-
-/** Declares the slot up front, so request objects keep one shape. */
-export function declareOperationSlot (fastify: FastifyInstance): void {
-  fastify.decorateRequest(kServed, null)
-}
+const servedSlot = new RequestSlot<Served>()
 
 function servedOf (request: FastifyRequest): Served | undefined {
-  return (request as WithServed)[kServed] ?? undefined
+  return servedSlot.get(request)
 }
 
 /** The steps, built once at ready (`buildPipeline`) and handed over to `Operations`. */
@@ -182,7 +176,7 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
       if (answer !== undefined && METHODS[message.method]?.servedBy !== 'module') {
         return reject(new Error(`an onRequest hook answered ${message.method}, which the endpoint serves itself: hooks may only reject it`), operation, reply, onError)
       }
-      ;(request as WithServed)[kServed] = Object.freeze({ operation, hooks: chains, answer })
+      servedSlot.set(request, Object.freeze({ operation, hooks: chains, answer }))
       return next(message, request, reply)
     }
     if (onRequest === undefined) return proceed(undefined)

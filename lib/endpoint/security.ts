@@ -38,6 +38,17 @@ function isLoopbackName (name: string): boolean {
   return name === '127.0.0.1' || name === 'localhost' || LOOPBACK_NAMES.has(name) || name.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(name)
 }
 
+/**
+ * `127.0.0.1` or `localhost`, with or without a port, exactly as nearly every
+ * local client sends it: recognised without lower-casing or cutting the
+ * header (two string copies per request otherwise). Anything else takes
+ * `hostName` and `isLoopbackName`.
+ */
+function isPlainLoopbackHost (host: string): boolean {
+  if (host.length !== 9 && host.charCodeAt(9) !== 58 /* : */) return false
+  return host.startsWith('127.0.0.1') || host.startsWith('localhost')
+}
+
 export type SecurityVerdict = 'ok' | 'origin' | 'host'
 
 export interface SecurityPolicy {
@@ -54,7 +65,8 @@ function arrivedOnLoopback (request: FastifyRequest): boolean {
 
 /** Returns which header (if any) makes the request unacceptable. */
 export function checkRequestSource (request: FastifyRequest, policy: SecurityPolicy): SecurityVerdict {
-  const host = request.headers.host
+  const headers = request.headers
+  const host = headers.host
   const onLoopback = arrivedOnLoopback(request)
 
   const { allowedHosts } = policy
@@ -63,12 +75,12 @@ export function checkRequestSource (request: FastifyRequest, policy: SecurityPol
       if (host === undefined) return 'host'
       const h = host.toLowerCase()
       if (!allowedHosts.has(h) && !allowedHosts.has(hostName(h))) return 'host'
-    } else if (onLoopback && host !== undefined && !isLoopbackName(hostName(host))) {
+    } else if (onLoopback && host !== undefined && !isPlainLoopbackHost(host) && !isLoopbackName(hostName(host))) {
       return 'host'
     }
   }
 
-  const origin = request.headers.origin
+  const origin = headers.origin
   if (origin === undefined) return 'ok' // not a browser: nothing to rebind
   const { allowedOrigins } = policy
   if (allowedOrigins === true) return 'ok'

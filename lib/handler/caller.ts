@@ -3,30 +3,24 @@
  * `requestState`, private cache entries, legacy answers). The authenticated
  * principal when authorization verified one; otherwise a digest of the
  * `Authorization` header, so that state never crosses credentials; otherwise
- * `'anonymous'`. Computed once per request and kept in a private slot
- * declared with `decorateRequest`.
+ * `'anonymous'`. A digest is computed once per request and kept in a
+ * private per-request slot (lib/common/request-slot.ts); the other answers
+ * cost two reads to find again, so nothing is kept for them (keeping one
+ * would make the request's slot record, on every legacy `tools/call`).
  */
 import { createHash } from 'node:crypto'
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import { RequestSlot } from '../common/request-slot.js'
 import { verifiedCallerOf } from '../auth/request-token.js'
 
-const kCaller: unique symbol = Symbol('fastify-mcp-capabilities.caller')
-
-type WithCaller = FastifyRequest & { [kCaller]?: string | null }
-
-/** Declares the slot up front, so request objects keep one shape. */
-export function declareCaller (fastify: FastifyInstance): void {
-  fastify.decorateRequest(kCaller, null)
-}
+const callerSlot = new RequestSlot<string>()
 
 export function callerOf (request: FastifyRequest): string {
-  return (request as WithCaller)[kCaller] ?? ((request as WithCaller)[kCaller] = identify(request))
-}
-
-function identify (request: FastifyRequest): string {
   const principal = verifiedCallerOf(request)?.principal
   if (principal !== undefined) return principal
   const value = request.headers.authorization
   if (typeof value !== 'string' || value.length === 0) return 'anonymous'
-  return 'sha256:' + createHash('sha256').update(value).digest('base64url')
+  let digest = callerSlot.get(request)
+  if (digest === undefined) callerSlot.set(request, digest = 'sha256:' + createHash('sha256').update(value).digest('base64url'))
+  return digest
 }

@@ -1,5 +1,6 @@
 /** How the endpoint answers: JSON bodies (often prepared bytes), JSON-RPC errors, and 202 acknowledgements. */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { RequestSlot } from '../common/request-slot.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { errorResponseBody } from './responses.js'
 
@@ -8,25 +9,18 @@ const JSON_TYPE = 'application/json; charset=utf-8'
 /**
  * How the request failed, for its span and duration metric: the first
  * JSON-RPC error code it was answered with, or `tool_error`. A private
- * per-request slot, declared with `decorateRequest`; null while nothing failed.
+ * per-request slot (lib/common/request-slot.ts), empty while nothing failed.
  */
-const kErrorType: unique symbol = Symbol('fastify-mcp-capabilities.errorType')
-
-type WithErrorType = FastifyRequest & { [kErrorType]?: string | null }
-
-/** Declares the slot up front, so request objects keep one shape. */
-export function declareErrorType (fastify: FastifyInstance): void {
-  fastify.decorateRequest(kErrorType, null)
-}
+const errorTypeSlot = new RequestSlot<string>()
 
 /** Notes how `request` failed, unless a failure was noted already. */
 export function noteErrorType (request: FastifyRequest, type: string): void {
-  (request as WithErrorType)[kErrorType] ??= type
+  if (errorTypeSlot.get(request) === undefined) errorTypeSlot.set(request, type)
 }
 
 /** The failure noted for `request`, if any. */
 export function errorTypeOf (request: FastifyRequest): string | undefined {
-  return (request as WithErrorType)[kErrorType] ?? undefined
+  return errorTypeSlot.get(request)
 }
 
 export function sendJson (reply: FastifyReply, status: number, body: string | Buffer): FastifyReply {

@@ -8,7 +8,8 @@
  * the answer would run unseen) and the outcome hooks read (they see the
  * work's outcome, not the `CreateTaskResult`).
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyRequest } from 'fastify'
+import { RequestSlot } from '../common/request-slot.js'
 import type { MaybePromise } from '../common/maybe-promise.js'
 import type { Outcome } from '../handler/invoke.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
@@ -49,31 +50,24 @@ export interface TaskPlan {
   readonly outcome: WorkOutcomeStep | undefined
 }
 
-const kPlan: unique symbol = Symbol('fastify-mcp-capabilities.taskPlan')
-const kCreated: unique symbol = Symbol('fastify-mcp-capabilities.createdTask')
-
-type WithPlan = FastifyRequest & { [kPlan]?: TaskPlan | null, [kCreated]?: string | null }
-
-/** Declares the slots up front, so request objects keep one shape. */
-export function declareTaskSlots (fastify: FastifyInstance): void {
-  fastify.decorateRequest(kPlan, null)
-  fastify.decorateRequest(kCreated, null)
-}
+// Private per-request slots (lib/common/request-slot.ts).
+const planSlot = new RequestSlot<TaskPlan>()
+const createdSlot = new RequestSlot<string>()
 
 export function setTaskPlan (request: FastifyRequest, plan: TaskPlan): void {
-  (request as WithPlan)[kPlan] = Object.freeze(plan)
+  planSlot.set(request, Object.freeze(plan))
 }
 
 /** The plan of the call `request` carries, when it may create a task. */
 export function taskPlanOf (request: FastifyRequest): TaskPlan | undefined {
-  return (request as WithPlan)[kPlan] ?? undefined
+  return planSlot.get(request)
 }
 
 export function noteCreatedTask (request: FastifyRequest, taskId: string): void {
-  (request as WithPlan)[kCreated] = taskId
+  createdSlot.set(request, taskId)
 }
 
 /** The id of the task this call created, if it created one. */
 export function createdTaskOf (request: FastifyRequest): string | undefined {
-  return (request as WithPlan)[kCreated] ?? undefined
+  return createdSlot.get(request)
 }

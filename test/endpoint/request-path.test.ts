@@ -2,9 +2,10 @@
  * The request path's structure, from outside: the one method table marks
  * what the endpoint serves itself and the eras of every method, and the
  * endpoint answers by it (an entry's era and extension decide "method not
- * found"); per-request state lives in private slots (symbols declared with
- * `decorateRequest`), each owned by one module: `runAsTask` reads the call's
- * immutable plan (the tasks service, the params, the tool's shaping).
+ * found"); per-request state lives in private slots, each owned by one
+ * module, all in one record under one symbol declared with
+ * `decorateRequest` (lib/common/request-slot.ts): `runAsTask` reads the
+ * call's immutable plan (the tasks service, the params, the tool's shaping).
  */
 import t from 'tap'
 import Fastify, { type FastifyRequest } from 'fastify'
@@ -69,6 +70,45 @@ t.test('per-request state is private: no public request decorator, no plan witho
   t.same(seen[0]?.keys, [], 'nothing named on the request')
   t.equal(seen[0]?.plan, undefined, 'no plan: the endpoint serves no tasks')
   t.equal(seen[0]?.canRun, false)
+})
+
+t.test('one declared slot: every request of the app, on any route, gets one store of the plugin\'s, not one per module', async (t) => {
+  const fastify = app(false, [])
+  let symbols: symbol[] = []
+  fastify.get('/other', async (request) => {
+    symbols = Object.getOwnPropertySymbols(request).filter((s) => s.description?.startsWith('fastify-mcp-capabilities') === true)
+    return 'ok'
+  })
+  t.teardown(() => fastify.close())
+  const response = await fastify.inject('/other')
+  t.equal(response.body, 'ok')
+  t.equal(symbols.length, 1, 'one symbol of the plugin on a request of another route')
+  t.equal((fastify.hasRequestDecorator as (name: symbol) => boolean)(symbols[0] as symbol), true, 'declared, so request objects keep one shape')
+})
+
+t.test('a plain legacy tools/call writes no slot: its request keeps the declared null, no record is made', async (t) => {
+  const records: unknown[] = []
+  const fastify = Fastify()
+  fastify.register(mcpCapabilities, {
+    serverInfo: SERVER_INFO,
+    server: {
+      listTools: () => ({ tools: [{ name: 'work', inputSchema: { type: 'object' } }] }),
+      callTool: (_params: unknown, ctx: HandlerContext) => {
+        const own = Object.getOwnPropertySymbols(ctx.request).filter((s) => s.description?.startsWith('fastify-mcp-capabilities') === true)
+        records.push(...own.map((s) => (ctx.request as unknown as Record<symbol, unknown>)[s]))
+        return { content: [] }
+      }
+    }
+  })
+  t.teardown(() => fastify.close())
+  const response = await fastify.inject({
+    method: 'POST',
+    url: '/mcp',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' },
+    payload: { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'work', arguments: {} } }
+  })
+  t.equal(response.statusCode, 200)
+  t.same(records, [null], 'the one slot symbol, still null when the handler runs')
 })
 
 t.test('runAsTask reads the immutable plan of a modern tools/call', async (t) => {

@@ -30,10 +30,11 @@ t.test('loopback listener, defaults: loopback origins and hosts allowed, others 
   for (const origin of ['https://evil.example', 'http://localhost.evil.example', 'http://127.0.0.1.evil.example', 'null', 'file://', 'not a url']) {
     assertError(t, await httpPost(t, url, DISCOVER, { ...modernHeaders('server/discover'), origin }), forbidden('Origin'))
   }
-  for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost', `[::1]:${port}`]) {
+  for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, 'localhost', '127.0.0.1', 'LocalHost', `127.0.0.10:${port}`, `[::1]:${port}`]) {
     t.equal((await httpPost(t, url, DISCOVER, { ...modernHeaders('server/discover'), host })).status, 200, `Host ${host} allowed`)
   }
-  for (const host of ['evil.example', `evil.example:${port}`, 'localhost.evil.example']) {
+  // Names that start like the two plain loopback names the check recognises without copying.
+  for (const host of ['evil.example', `evil.example:${port}`, 'localhost.evil.example', `127.0.0.1.evil.example:${port}`, 'localhostx', '127.0.0.1x']) {
     assertError(t, await httpPost(t, url, DISCOVER, { ...modernHeaders('server/discover'), host }), forbidden('Host'))
   }
   t.equal((await httpPost(t, url, DISCOVER, modernHeaders('server/discover'))).status, 200, 'no Origin (not a browser): allowed')
