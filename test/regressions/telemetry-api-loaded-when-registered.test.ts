@@ -4,10 +4,10 @@
 // be traced. It is now loaded once something is registered (an SDK started
 // after the app still gets its requests traced). Run in a child process: the
 // module cache of this one already holds the API.
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
+import { runModuleScript } from '../helpers/module-script.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 const LIB = pathToFileURL(join(REPO_ROOT, 'lib', 'index.ts')).href
@@ -42,13 +42,7 @@ console.log(JSON.stringify({ loadedAtReady, loadedAfterACall, statuses: [before.
 `
 
 t.test('the OpenTelemetry API is loaded once a provider is registered, not with the plugin', async (t) => {
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { cwd: REPO_ROOT, timeout: 120_000 }, (error, out, err) => {
-      if (error !== null) reject(new Error(`${error.message}\n${err}`))
-      else resolve(out)
-    })
-  })
-  const result = JSON.parse(stdout.trim().split('\n').pop() as string)
+  const result = await runModuleScript(SCRIPT)
   t.equal(result.loadedAtReady, false, 'registering the plugin did not load @opentelemetry/api')
   t.equal(result.loadedAfterACall, false, 'nor did a request while nothing is registered')
   t.strictSame(result.statuses, [200, 200])

@@ -5,12 +5,12 @@
 // definition declares nested defaults, and the plugin's registration waits
 // for it (lib/definitions/nested-defaults.ts), so calls stay synchronous. Run in a child process, whose
 // module resolutions a hook records: this one has loaded the module already.
-import { execFile } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t, { type Test } from 'tap'
+import { runModuleScript } from '../helpers/module-script.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 /** The Value module's own index, in TypeBox's ESM or CommonJS build (the compiler imports a few of its parts, not it). */
@@ -66,15 +66,9 @@ async function run (t: Test, entry: string): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'typebox-value-'))
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const log = join(dir, 'resolved.log')
-  const stdout = await new Promise<string>((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, RESOLVED_LOG: log }
-    delete env.NODE_OPTIONS
-    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script(entry)], { cwd: REPO_ROOT, env, timeout: 120_000 }, (error, out, err) => {
-      if (error !== null) reject(new Error(`${error.message}\n${err}`))
-      else resolve(out)
-    })
-  })
-  const result = JSON.parse(stdout.trim().split('\n').pop() as string)
+  const env: NodeJS.ProcessEnv = { ...process.env, RESOLVED_LOG: log }
+  delete env.NODE_OPTIONS
+  const result = await runModuleScript(script(entry), env)
   t.ok(readFileSync(log, 'utf8').includes('/@sinclair/typebox/'), 'the hook saw TypeBox resolved')
   t.equal(result.atStart, false, 'importing, registering, a call with root defaults, a refused call and a refused definition did not load it')
   t.equal(result.withNested, true, 'a definition with nested defaults did')

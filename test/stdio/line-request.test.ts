@@ -11,7 +11,7 @@ import { PassThrough } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import mcpCapabilities, { type HandlerContext, serveStdio } from '../../lib/index.js'
-import { eventually } from './helpers.js'
+import { collectMessages, eventually } from './helpers.js'
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -51,14 +51,7 @@ async function start (t: Test, app: FastifyInstance, tools: Tools, maxStreamBuff
   })
   const input = new PassThrough()
   const output = new PassThrough()
-  const messages: Array<Record<string, any>> = []
-  let buffered = ''
-  output.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString()
-    const lines = buffered.split('\n')
-    buffered = lines.pop() ?? ''
-    for (const line of lines) messages.push(JSON.parse(line))
-  })
+  const messages = collectMessages(output)
   const server = await serveStdio(app, { input, output })
   t.teardown(() => server.close())
   return { input, output, messages, send: (message) => input.write(JSON.stringify(message) + '\n'), close: () => server.close() }
@@ -101,12 +94,18 @@ t.test('a cancelled streaming call: ctx.signal aborts, onRequestAbort hooks run,
   t.notOk(h.messages.some((m) => m.id === 5), 'no answer for the cancelled request')
 })
 
-t.test('a host that stops reading holds the event stream back until the endpoint drops it at maxStreamBufferBytes', async (t) => {
+/** A connection whose host stops reading stdout, then calls the tool that sends progress as fast as it can be written. */
+async function floodUnread (t: Test): Promise<{ h: Awaited<ReturnType<typeof start>>, tools: Tools }> {
   const tools = { aborted: [] as string[], progressSent: 0 }
   const h = await start(t, Fastify(), tools, 64 * 1024)
   h.output.pause()
   h.output.removeAllListeners('data')
   h.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: { ...MODERN_META, progressToken: 'p9' } } })
+  return { h, tools }
+}
+
+t.test('a host that stops reading holds the event stream back until the endpoint drops it at maxStreamBufferBytes', async (t) => {
+  const { h, tools } = await floodUnread(t)
   await eventually(() => tools.aborted.length === 1)
   t.same(tools.aborted, ['client disconnected'], 'the endpoint dropped the stream: the handler\'s signal aborted')
   t.ok(tools.progressSent < 5000, `the handler stopped early (${tools.progressSent} notifications)`)
@@ -117,11 +116,7 @@ t.test('a host that stops reading holds the event stream back until the endpoint
 })
 
 t.test('closing while the host reads nothing: close ends, the messages it could not write are dropped', async (t) => {
-  const tools = { aborted: [] as string[], progressSent: 0 }
-  const h = await start(t, Fastify(), tools, 64 * 1024)
-  h.output.pause()
-  h.output.removeAllListeners('data')
-  h.send({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'flood', arguments: {}, _meta: { ...MODERN_META, progressToken: 'p9' } } })
+  const { h, tools } = await floodUnread(t)
   await eventually(() => tools.progressSent > 64)
   const outcome = await Promise.race([
     h.close().then(() => 'closed'),

@@ -3,10 +3,10 @@
 // (lib/stdio/serve-stdio-on-demand.ts). Run in a child process whose module
 // resolution is watched by a hook: the module cache of this one already
 // holds the transport.
-import { execFile } from 'node:child_process'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
+import { runModuleScript } from '../helpers/module-script.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 const LIB = pathToFileURL(join(REPO_ROOT, 'lib', 'index.ts')).href
@@ -51,13 +51,7 @@ console.log(JSON.stringify({ atReady, afterServe: stdioModules() }))
 `
 
 t.test('importing the package and registering the plugin loads no stdio module; serveStdio loads them', async (t) => {
-  const stdout = await new Promise<string>((resolve, reject) => {
-    execFile(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', SCRIPT], { cwd: REPO_ROOT, timeout: 120_000 }, (error, out, err) => {
-      if (error !== null) reject(new Error(`${error.message}\n${err}`))
-      else resolve(out)
-    })
-  })
-  const result = JSON.parse(stdout.trim().split('\n').pop() as string)
+  const result = await runModuleScript(SCRIPT)
   t.strictSame(result.atReady, [], 'nothing under lib/stdio/ but the on-demand entry was resolved')
   t.ok(result.afterServe.includes('lib/stdio/connection.ts') && result.afterServe.includes('lib/stdio/serve-stdio.ts'),
     `serveStdio loaded the transport (${result.afterServe.join(', ')})`)

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream'
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import mcpCapabilities, { type HandlerContext, type StdioOptions, serveStdio } from '../../lib/index.js'
-import { eventually } from './helpers.js'
+import { collectMessages, eventually } from './helpers.js'
 
 const MODERN_META = {
   'io.modelcontextprotocol/protocolVersion': '2026-07-28',
@@ -53,14 +53,7 @@ async function harness (t: Test, options: StdioOptions & { plugin?: object } = {
   app.addHook('onClose', async () => { closed.push('onClose') })
   const input = new PassThrough()
   const output = new PassThrough()
-  const messages: Array<Record<string, any>> = []
-  let buffered = ''
-  output.on('data', (chunk: Buffer) => {
-    buffered += chunk.toString()
-    const lines = buffered.split('\n')
-    buffered = lines.pop() ?? ''
-    for (const line of lines) messages.push(JSON.parse(line))
-  })
+  const messages = collectMessages(output)
   const { plugin: _plugin, ...stdioOptions } = options
   const server = await serveStdio(app, { input, output, ...stdioOptions })
   t.teardown(() => server.close())
