@@ -19,7 +19,7 @@
  * floor's threads run too. The dumps stay under bench/results/instructions/.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { Agent, request } from 'node:http'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
@@ -192,7 +192,11 @@ async function measure (name: ServerName, scenarios: Scenario[], init: AnswersMe
   } finally {
     agent.destroy()
     await server.stop()
-    rmSync(`/tmp/perf-${server.pid}.map`, { force: true })
+    // kept next to the dumps, to name their JIT-compiled functions later
+    try {
+      copyFileSync(`/tmp/perf-${server.pid}.map`, join(dir, `perf-${server.pid}.map`))
+      rmSync(`/tmp/perf-${server.pid}.map`)
+    } catch {}
   }
   return out
 }
