@@ -167,6 +167,9 @@ async function measure (name: ServerName, scenarios: Scenario[], init: AnswersMe
     pin: null,
     wrapper: ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`],
     nodeArgs: ['--perf-basic-prof'],
+    // the V8 log --perf-basic-prof starts lands in the working directory: next to the dumps
+    cwd: dir,
+    startTimeoutMs: 300_000,
     ...(init === undefined ? {} : { init })
   })
   const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })

@@ -76,6 +76,8 @@ export interface LaunchOptions {
   env?: Record<string, string>
   /** A command the server runs under, e.g. `['valgrind', '--tool=callgrind']` (not with `pin`). */
   wrapper?: string[]
+  /** How long the server may take to listen (a server under valgrind starts slowly). */
+  startTimeoutMs?: number
 }
 
 export async function launch<N extends string = ServerName> (name: N, options: LaunchOptions): Promise<RunningServer<N>> {
@@ -92,7 +94,7 @@ export async function launch<N extends string = ServerName> (name: N, options: L
     env: options.env === undefined ? process.env : { ...process.env, ...options.env },
     inherit: true,
     init: options.init,
-    startTimeoutMs: START_TIMEOUT_MS,
+    startTimeoutMs: options.startTimeoutMs ?? START_TIMEOUT_MS,
     readyFromMessage: (message: ListeningMessage) => message?.type === 'listening' ? message : undefined,
     requestStop: (child) => {
       if (!child.connected) return false
