@@ -13,7 +13,11 @@
  *   a class or symbol imported through `.` and `./testing` is the same one;
  *   a dynamic `import()` stays a lazy chunk there too.
  * - Every npm dependency stays external (resolved from the user's
- *   node_modules, peers included), Node's built-ins too.
+ *   node_modules, peers included), Node's built-ins too, except TypeBox 0.34
+ *   (`@sinclair/typebox` and its subpaths): its ~200 ES modules took ~80 ms
+ *   to load on every start, bundled they take a few (bench/cold-start.ts).
+ *   lib/typebox/ is the only place lib/ takes its runtime from, and the
+ *   `./typebox` entry hands that same copy to users (docs/getting-started.md).
  * - Source maps point at the shipped lib/*.ts.
  * - The output is ASCII only (checked below).
  */
@@ -53,6 +57,17 @@ function removeOldJavaScript (dir) {
   }
 }
 
+/** TypeBox 0.34, which the bundle carries; any other bare specifier stays an import. */
+const BUNDLED = /^@sinclair\/typebox(\/|$)/
+
+/** `packages: 'external'` with one exception (esbuild has no option for that). */
+const externalPackagesButTypeBox = {
+  name: 'external-packages-but-typebox',
+  setup (build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => BUNDLED.test(args.path) ? undefined : { path: args.path, external: true })
+  }
+}
+
 removeOldJavaScript(OUT)
 const result = await build({
   absWorkingDir: ROOT,
@@ -66,7 +81,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  plugins: [externalPackagesButTypeBox],
   sourcemap: 'linked',
   // lib/ ships beside dist/: the maps name those files instead of copying them
   sourcesContent: false,
