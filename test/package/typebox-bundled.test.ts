@@ -7,11 +7,14 @@
  * entry is the plugin's; one registered only on a separately imported
  * `@sinclair/typebox` is refused at definition with the fix named; schemas
  * built with that separate copy still validate (`Kind` is a global symbol).
+ * On the sources: no file of lib/ outside lib/typebox/ imports TypeBox's
+ * runtime, so the build has one copy to bundle.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import t from 'tap'
+import { sourceFiles } from '../helpers/import-graph.js'
 import { runModuleScript } from '../helpers/module-script.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
@@ -76,6 +79,18 @@ console.log(JSON.stringify({
   interop: await calls(interop, 'add', [{ a: 1, b: 'x@example.com' }, { a: 'one' }, { a: 1, b: 'not an email' }])
 }))
 `
+
+/** An import or re-export of TypeBox's runtime (a type-only one names no code the bundle must carry). */
+const TYPEBOX_RUNTIME_IMPORT = /^\s*(import|export)\s+(?!type\s)[^;]*?from\s+'@sinclair\/typebox[/']|import\('@sinclair\/typebox/m
+
+t.test('lib/ takes TypeBox\'s runtime from lib/typebox/ only, the one place the build bundles it through', async (t) => {
+  const files = sourceFiles(REPO_ROOT, 'lib')
+  t.ok(files.length > 100, `read lib/ (${files.length} files)`)
+  const importing = files.filter((file) => TYPEBOX_RUNTIME_IMPORT.test(readFileSync(join(REPO_ROOT, file), 'utf8')))
+  t.strictSame(importing, ['lib/typebox/compiler.ts', 'lib/typebox/errors.ts', 'lib/typebox/index.ts', 'lib/typebox/value.ts'])
+  t.ok(TYPEBOX_RUNTIME_IMPORT.test("import { Type } from '@sinclair/typebox'\n") && TYPEBOX_RUNTIME_IMPORT.test("x = import('@sinclair/typebox/value')") &&
+    !TYPEBOX_RUNTIME_IMPORT.test("import type { TSchema } from '@sinclair/typebox'\n"), 'the pattern tells a runtime import from a type-only one')
+})
 
 const dist = join(REPO_ROOT, 'dist', 'lib', 'typebox', 'index.js')
 
