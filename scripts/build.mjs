@@ -18,12 +18,13 @@
  *   to load on every start, bundled they take a few (bench/cold-start.ts).
  *   lib/typebox/ is the only place lib/ takes its runtime from, and the
  *   `./typebox` entry hands that same copy to users (docs/getting-started.md).
- * - Source maps point at the shipped lib/*.ts.
+ * - Source maps point at the shipped lib/*.ts (and the bundled TypeBox's at
+ *   the peer `@sinclair/typebox` installed beside the package).
  * - The output is ASCII only (checked below).
  */
 import { build } from 'esbuild'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
-import { dirname, join, posix, relative, resolve } from 'node:path'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, posix, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -92,6 +93,22 @@ const result = await build({
   metafile: true
 })
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
+// a map names the bundled TypeBox modules as ../node_modules/@sinclair/typebox/...: installed, the package
+// has no node_modules of its own, and the peer `@sinclair/typebox` sits beside it (npm's flat tree and pnpm's
+// store alike), so the maps point there (the same 0.34 build, lines exact when the versions match)
+for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => name.endsWith('.js.map'))) {
+  const path = join(ROOT, file)
+  const map = JSON.parse(readFileSync(path, 'utf8'))
+  const beside = relative(dirname(path), join(ROOT, '..')).split(sep).join('/')
+  let changed = false
+  map.sources = map.sources.map((source) => {
+    const inside = /^(?:\.\.\/)+node_modules\/(@sinclair\/typebox\/.*)$/.exec(source)
+    if (inside === null) return source
+    changed = true
+    return `${beside}/${inside[1]}`
+  })
+  if (changed) writeFileSync(path, JSON.stringify(map))
+}
 // esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
 // such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
 for (const [file] of outputs) {
