@@ -93,7 +93,8 @@ const result = await build({
   metafile: true
 })
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
-// a map names the bundled TypeBox modules as ../node_modules/@sinclair/typebox/...: installed, the package
+// a map names the bundled TypeBox modules by their path in node_modules/@sinclair/typebox/ (wherever that
+// node_modules really is: esbuild follows symbolic links): installed, the package
 // has no node_modules of its own, and the peer `@sinclair/typebox` sits beside it (npm's flat tree and pnpm's
 // store alike), so the maps point there (the same 0.34 build, lines exact when the versions match)
 for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => name.endsWith('.js.map'))) {
@@ -102,10 +103,10 @@ for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => 
   const beside = relative(dirname(path), join(ROOT, '..')).split(sep).join('/')
   let changed = false
   map.sources = map.sources.map((source) => {
-    const inside = /^(?:\.\.\/)+node_modules\/(@sinclair\/typebox\/.*)$/.exec(source)
-    if (inside === null) return source
+    const at = source.lastIndexOf('node_modules/@sinclair/typebox/')
+    if (at === -1) return source
     changed = true
-    return `${beside}/${inside[1]}`
+    return `${beside}/${source.slice(at + 'node_modules/'.length)}`
   })
   if (changed) writeFileSync(path, JSON.stringify(map))
 }
