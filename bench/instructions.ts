@@ -25,7 +25,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { compileServers, launch, RESULTS_DIR, type RunningServer } from './launch.js'
 import { cannedKey, partsOf, requestSequence, type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
-import type { AnswersMessage } from './servers/bare.js'
+import type { AnswersMessage } from './servers/canned.js'
 import { capture, differences, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
 const OUT_DIR = join(RESULTS_DIR, 'instructions')
