@@ -20,7 +20,7 @@ const checks = new Map(Object.entries(TOOL_INPUTS).map(([name, schema]) => [name
 /** What the modern era adds to every result (the plugin's envelope). */
 const SERVER_META = { 'io.modelcontextprotocol/serverInfo': SERVER_INFO }
 
-interface Call { jsonrpc: '2.0', id: string | number, method: 'tools/call', params: { name: string, arguments?: Record<string, unknown>, _meta?: unknown } }
+interface Call { jsonrpc: '2.0', id: string | number, method: 'tools/call', params?: { name: string, arguments?: Record<string, unknown>, _meta?: unknown } }
 
 const app = Fastify()
 app.post('/mcp', (request, reply) => {
@@ -32,13 +32,14 @@ app.post('/mcp', (request, reply) => {
   const modern = message.params?._meta !== undefined
   // status and headers as the plugin sent them (only the body is worked out here)
   const canned = answers.get(cannedKey(message) ?? '')
-  const args = message.params.arguments ?? {}
-  const check = checks.get(message.params.name)
+  const name = message.params?.name ?? ''
+  const args = message.params?.arguments ?? {}
+  const check = checks.get(name)
   if (canned === undefined || check === undefined || !check.Check(args)) {
     reply.code(400).send({ jsonrpc: '2.0', id: message.id ?? null, error: { code: -32602, message: 'Invalid params' } })
     return
   }
-  const result = callTool(message.params.name, args)
+  const result = callTool(name, args)
   const body = JSON.stringify({ jsonrpc: '2.0', id: message.id, result: modern ? { ...result, resultType: 'complete', _meta: SERVER_META } : result })
   reply.code(canned.status).headers(canned.headers).send(body)
 })
