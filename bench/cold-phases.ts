@@ -2,10 +2,12 @@
  * `npx tsx bench/cold-phases.ts`: where the plugin's own start-up cost goes,
  * in one process and without a socket, so the split is steadier than the
  * spawn-to-answer times of bench/cold-start.ts. Each round starts a fresh
- * `node` per contender (order rotated) that runs, with the main thread's CPU
- * time read after each step (`/proc/thread-self/schedstat`: V8's helper
- * threads, concurrent GC and compile, are left out; `process.cpuUsage()`
- * where that file is missing):
+ * `node` per contender (order rotated) that runs, with its CPU time read
+ * after each step: by default the main thread's (`/proc/thread-self/schedstat`,
+ * so V8's helper threads, concurrent GC and compilation, are left out; it is
+ * updated at scheduler ticks, so single readings are coarse and only means
+ * over many rounds are worth reading), with `--clock process` the whole
+ * process's (`process.cpuUsage()`, exact but with the helpers' work):
  *
  * - `deps`: importing Fastify and TypeBox (with its compiler);
  * - `import`: importing the built package (dist/lib/index.js);
@@ -19,9 +21,10 @@
  * (the ten schemas compiled at start, one route): the plugin's own cost is
  * the difference. `--before <dir>` adds another checkout's build (its
  * dist/lib/index.js; run `npm run build` there first) to compare a change
- * side by side. Medians over rounds. Never part of `npm test`.
+ * side by side. Means over rounds without the fastest and slowest fifth
+ * (steadier than medians on a shared machine). Never part of `npm test`.
  *
- *   npx tsx bench/cold-phases.ts                       # 15 rounds, legacy era
+ *   npx tsx bench/cold-phases.ts                       # 15 rounds, legacy era, main-thread CPU
  *   npx tsx bench/cold-phases.ts --rounds 21 --era modern --before /path/to/other/checkout
  */
 import { execFileSync } from 'node:child_process'
@@ -38,6 +41,7 @@ const HELP = `Usage: npx tsx bench/cold-phases.ts [options]
   --rounds N      fresh processes per contender (default 15)
   --era E         legacy or modern (default legacy)
   --before DIR    also time DIR/dist/lib/index.js (another checkout, built)
+  --clock C       thread (the main thread's CPU, default) or process (all threads)
 `
 
 const PHASES = ['deps', 'import', 'define', 'ready', 'first'] as const
@@ -62,11 +66,11 @@ function requestOf (era: 'legacy' | 'modern'): { headers: Record<string, string>
 }
 
 /** The child's script: `entry` is the package's file URL, or null for the floor. */
-function script (entry: string | null, era: 'legacy' | 'modern'): string {
+function script (entry: string | null, era: 'legacy' | 'modern', clock: 'thread' | 'process'): string {
   const expected = coldAnswer(COLD_CALL.name, COLD_CALL.arguments).content[0]?.text as string
   return `
 import { readFileSync } from 'node:fs'
-const thread = (() => { try { readFileSync('/proc/thread-self/schedstat'); return true } catch { return false } })()
+const thread = ${JSON.stringify(clock === 'thread')} && (() => { try { readFileSync('/proc/thread-self/schedstat'); return true } catch { return false } })()
 const cpu = () => {
   if (thread) return Number(readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ')[0]) / 1e6
   const used = process.cpuUsage()
@@ -117,19 +121,29 @@ console.log(JSON.stringify(at))
 `
 }
 
-function median (values: number[]): number {
+/** The mean without the lowest and highest fifth of the values. */
+function trimmedMean (values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.floor(sorted.length / 2)] as number
+  const cut = Math.floor(sorted.length / 5)
+  const kept = sorted.slice(cut, sorted.length - cut)
+  return kept.reduce((sum, value) => sum + value, 0) / kept.length
 }
 
 const { values: args } = parseArgs({
-  options: { rounds: { type: 'string', default: '15' }, era: { type: 'string', default: 'legacy' }, before: { type: 'string' }, help: { type: 'boolean', default: false } }
+  options: {
+    rounds: { type: 'string', default: '15' },
+    era: { type: 'string', default: 'legacy' },
+    before: { type: 'string' },
+    clock: { type: 'string', default: 'thread' },
+    help: { type: 'boolean', default: false }
+  }
 })
 if (args.help) {
   console.log(HELP)
   process.exit(0)
 }
 const era = args.era === 'modern' ? 'modern' : 'legacy'
+const clock = args.clock === 'process' ? 'process' : 'thread'
 const rounds = Number(args.rounds)
 const contenders: Array<{ label: string, entry: string | null, cwd: string }> = [
   { label: 'floor', entry: null, cwd: REPO_DIR },
@@ -144,17 +158,17 @@ const samples = new Map<string, Sample[]>(contenders.map(({ label }) => [label, 
 for (let round = 0; round < rounds; round++) {
   for (let i = 0; i < contenders.length; i++) {
     const { label, entry, cwd } = contenders[(round + i) % contenders.length] as typeof contenders[number]
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(entry, era)], { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(entry, era, clock)], { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
     samples.get(label)?.push(JSON.parse(out.trim().split('\n').pop() as string) as Sample)
   }
 }
 
-console.log(`main-thread CPU ms, medians of ${rounds} rounds, era ${era} (step: its own time; own: the plugin's steps after deps, less the floor's)`)
-const floorTotal = median((samples.get('floor') as Sample[]).map((s) => s.first - s.deps))
+console.log(`CPU ms (${clock}), trimmed means of ${rounds} rounds, era ${era} (step: its own time; own: the plugin's steps after deps, less the floor's)`)
+const floorTotal = trimmedMean((samples.get('floor') as Sample[]).map((s) => s.first - s.deps))
 for (const { label } of contenders) {
   const list = samples.get(label) as Sample[]
-  const steps = PHASES.map((phase, i) => `${phase} ${median(list.map((s) => i === 0 ? s[phase] : s[phase] - s[PHASES[i - 1] as Phase])).toFixed(1)}`)
-  const total = median(list.map((s) => s.first - s.deps))
+  const steps = PHASES.map((phase, i) => `${phase} ${trimmedMean(list.map((s) => i === 0 ? s[phase] : s[phase] - s[PHASES[i - 1] as Phase])).toFixed(1)}`)
+  const total = trimmedMean(list.map((s) => s.first - s.deps))
   const own = label === 'floor' ? '' : `  own ${(total - floorTotal).toFixed(1)}`
-  console.log(`${label.padEnd(7)} ${steps.join('  ')}  warm ${median(list.map((s) => s.warm)).toFixed(2)}  after deps ${total.toFixed(1)}${own}`)
+  console.log(`${label.padEnd(7)} ${steps.join('  ')}  warm ${trimmedMean(list.map((s) => s.warm)).toFixed(2)}  after deps ${total.toFixed(1)}${own}`)
 }
