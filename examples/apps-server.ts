@@ -10,7 +10,7 @@
  *
  * Hosts without MCP Apps see `show_notes` as a plain tool answering text.
  */
-import { Type } from '@sinclair/typebox'
+import { Type } from '../lib/typebox/index.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { readFileSync } from 'node:fs'
 import { pathToFileURL } from 'node:url'

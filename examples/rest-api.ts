@@ -14,7 +14,7 @@
  *
  * Try it over HTTP:  curl -H 'authorization: Bearer dev-key' http://127.0.0.1:3000/api/books?author=Le%20Guin
  */
-import { type Static, Type } from '@sinclair/typebox'
+import { type Static, Type } from '../lib/typebox/index.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
 import mcpCapabilities, { type DeploymentEra } from '../lib/index.js'

@@ -17,7 +17,7 @@
  * MCP_RESOURCE_URL (default http://HOST:PORT/mcp); add_note also needs the
  * scope notes:write.
  */
-import { Type } from '@sinclair/typebox'
+import { Type } from '../lib/typebox/index.js'
 import Fastify, { type FastifyInstance } from 'fastify'
 import { pathToFileURL } from 'node:url'
 import { scaleFromEnv } from './scale-from-env.js'

@@ -13,13 +13,18 @@
  *   a class or symbol imported through `.` and `./testing` is the same one;
  *   a dynamic `import()` stays a lazy chunk there too.
  * - Every npm dependency stays external (resolved from the user's
- *   node_modules, peers included), Node's built-ins too.
- * - Source maps point at the shipped lib/*.ts.
+ *   node_modules, peers included), Node's built-ins too, except TypeBox 0.34
+ *   (`@sinclair/typebox` and its subpaths): its ~200 ES modules took ~80 ms
+ *   to load on every start, bundled they take a few (bench/cold-start.ts).
+ *   lib/typebox/ is the only place lib/ takes its runtime from, and the
+ *   `./typebox` entry hands that same copy to users (docs/getting-started.md).
+ * - Source maps point at the shipped lib/*.ts (and the bundled TypeBox's at
+ *   the peer `@sinclair/typebox` installed beside the package).
  * - The output is ASCII only (checked below).
  */
 import { build } from 'esbuild'
-import { readdirSync, readFileSync, rmSync } from 'node:fs'
-import { dirname, join, posix, relative, resolve } from 'node:path'
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { dirname, join, posix, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -53,6 +58,17 @@ function removeOldJavaScript (dir) {
   }
 }
 
+/** TypeBox 0.34, which the bundle carries; any other bare specifier stays an import. */
+const BUNDLED = /^@sinclair\/typebox(\/|$)/
+
+/** `packages: 'external'` with one exception (esbuild has no option for that). */
+const externalPackagesButTypeBox = {
+  name: 'external-packages-but-typebox',
+  setup (build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => BUNDLED.test(args.path) ? undefined : { path: args.path, external: true })
+  }
+}
+
 removeOldJavaScript(OUT)
 const result = await build({
   absWorkingDir: ROOT,
@@ -66,7 +82,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  packages: 'external',
+  plugins: [externalPackagesButTypeBox],
   sourcemap: 'linked',
   // lib/ ships beside dist/: the maps name those files instead of copying them
   sourcesContent: false,
@@ -77,6 +93,23 @@ const result = await build({
   metafile: true
 })
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'))
+// a map names the bundled TypeBox modules by their path in node_modules/@sinclair/typebox/ (wherever that
+// node_modules really is: esbuild follows symbolic links): installed, the package
+// has no node_modules of its own, and the peer `@sinclair/typebox` sits beside it (npm's flat tree and pnpm's
+// store alike), so the maps point there (the same 0.34 build, lines exact when the versions match)
+for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => name.endsWith('.js.map'))) {
+  const path = join(ROOT, file)
+  const map = JSON.parse(readFileSync(path, 'utf8'))
+  const beside = relative(dirname(path), join(ROOT, '..')).split(sep).join('/')
+  let changed = false
+  map.sources = map.sources.map((source) => {
+    const at = source.lastIndexOf('node_modules/@sinclair/typebox/')
+    if (at === -1) return source
+    changed = true
+    return `${beside}/${source.slice(at + 'node_modules/'.length)}`
+  })
+  if (changed) writeFileSync(path, JSON.stringify(map))
+}
 // esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
 // such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
 for (const [file] of outputs) {

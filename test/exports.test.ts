@@ -1,6 +1,7 @@
 /**
  * The package's public surface: the plugin is the default export and the
- * named `mcpCapabilities`; `buildCapabilities` is a named export. Checked on
+ * named `mcpCapabilities`; `buildCapabilities` is a named export; `./typebox`
+ * is TypeBox 0.34 (the built one: test/package/typebox-bundled.test.ts). Checked on
  * the sources and, when built, on `dist/` through the package's own name
  * (which goes through the `exports` map).
  */
@@ -29,6 +30,16 @@ function checkEntry (t: Test, entry: Entry): void {
 
 t.test('lib/index.ts', async (t) => {
   checkEntry(t, await import('../lib/index.js'))
+})
+
+t.test('lib/typebox/index.ts (the ./typebox entry): from the sources, the installed TypeBox itself', async (t) => {
+  const entry = await import('../lib/typebox/index.js')
+  const installed = await import('@sinclair/typebox')
+  const system = await import('@sinclair/typebox/system')
+  t.equal(entry.Type, installed.Type, 'Type')
+  t.equal(entry.FormatRegistry, installed.FormatRegistry, 'FormatRegistry')
+  t.equal(entry.TypeSystemPolicy, system.TypeSystemPolicy, 'TypeSystemPolicy, from @sinclair/typebox/system')
+  t.ok(Object.keys(installed).every((name) => name in entry), 'all of @sinclair/typebox\'s index')
 })
 
 const dist = join(REPO_ROOT, 'dist', 'lib', 'index.js')

@@ -4,9 +4,10 @@
  *
  * The plugin is imported by its package name, so Node resolves it through
  * package.json `exports` to the built bundle (dist/lib/index.js, `npm run
- * build`): what a user installs, not lib/ compiled file by file.
+ * build`): what a user installs, not lib/ compiled file by file. `Type` comes
+ * the way the docs recommend (docs/getting-started.md), from the plugin's own
+ * bundled TypeBox, `fastify-mcp-capabilities/typebox`.
  */
-import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import { SERVER_INFO } from '../catalog.js'
 import { serve } from '../child.js'
@@ -15,6 +16,7 @@ import { COLD_TOOLS, coldAnswer } from '../cold-start-catalog.js'
 // a string variable: neither tsc nor the per-file compile of the bench follows it into lib/
 const PACKAGE: string = 'fastify-mcp-capabilities'
 const { default: mcpCapabilities, defineTools } = await import(PACKAGE) as typeof import('../../lib/index.js')
+const { Type } = await import(`${PACKAGE}/typebox`) as typeof import('../../lib/typebox/index.js')
 
 const tools = defineTools(Object.fromEntries(COLD_TOOLS.map((tool) => [tool.name, {
   title: tool.title,

@@ -9,7 +9,7 @@
  * (no regular expression here can backtrack more than a bounded amount), and
  * `regex`, whose compilation is costly per character, is bounded in length.
  */
-import { FormatRegistry } from '@sinclair/typebox'
+import { FormatRegistry } from '../typebox/index.js'
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 const TIME = /^(\d{2}):(\d{2}):(\d{2})(\.\d+)?(z|[+-]\d{2}:\d{2})$/i
@@ -109,4 +109,14 @@ export function unknownFormats (schema: unknown, found = new Set<string>()): Set
     }
   }
   return found
+}
+
+/**
+ * The definition error for formats nobody registered. The plugin checks with
+ * its own TypeBox (lib/typebox/index.ts): in the built package a copy of its
+ * own, so a format registered on a separately imported `@sinclair/typebox`
+ * is not seen, and the message names the registry that is.
+ */
+export function unknownFormatsProblem (formats: Set<string>): string {
+  return `unknown string format ${[...formats].map((f) => `"${f}"`).join(', ')}: register it with FormatRegistry.Set, FormatRegistry imported from 'fastify-mcp-capabilities/typebox' (the plugin's own TypeBox; a separately imported @sinclair/typebox has registries of its own), before defining`
 }

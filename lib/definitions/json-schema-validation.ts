@@ -16,9 +16,9 @@
  * failing value small enough to list (see `DETAILED_VALUES`).
  */
 import type { Ajv2020, ErrorObject, ValidateFunction } from 'ajv/dist/2020.js'
-import { FormatRegistry } from '@sinclair/typebox'
+import { FormatRegistry } from '../typebox/index.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
-import { registerCommonFormats, unknownFormats } from './formats.js'
+import { registerCommonFormats, unknownFormats, unknownFormatsProblem } from './formats.js'
 import { clip } from '../protocol/describe.js'
 import { loadOnFirstUse } from '../common/load-on-first-use.js'
 import { type Check, CompiledOnFirstUse, constants, detailed, type FirstProblem, type Invalid, ProblemList, readablePath, type SchemaUse, unlocated, type Validator, withinStack } from './validation.js'
@@ -50,7 +50,7 @@ function checkFormats (schema: unknown, where: string): void {
   registerCommonFormats()
   const unknown = unknownFormats(schema)
   if (unknown.size > 0) {
-    throw new FST_MCP_INVALID_DEFINITION(where, `unknown string format ${[...unknown].map((f) => `"${f}"`).join(', ')}: register it with FormatRegistry.Set (from @sinclair/typebox) before defining`)
+    throw new FST_MCP_INVALID_DEFINITION(where, unknownFormatsProblem(unknown))
   }
 }
 

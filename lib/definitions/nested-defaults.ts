@@ -1,7 +1,8 @@
 /**
  * Defaults declared below a schema's root properties are filled in by
- * TypeBox's `Value.Default`, which lives in `@sinclair/typebox/value`: some
- * thirty modules and tens of milliseconds of start-up (bench/cold-start.ts,
+ * TypeBox's `Value.Default`, which lives in `@sinclair/typebox/value`
+ * (lib/typebox/value.ts, a chunk of its own in the build): some thirty
+ * modules and tens of milliseconds of start-up (bench/cold-start.ts,
  * docs/performance.md) that most deployments never use. It is imported when
  * the first definition declaring such defaults is made, and the plugin's
  * registration waits for that import (`nestedDefaultsLoading`), so a served
@@ -11,10 +12,10 @@
  * directly, in the tick the definition was made) gets a promise of the value,
  * which every caller of a validator accepts (a Standard Schema library may
  * answer one too). Not a synchronous `require` (lib/common/load-on-first-use.ts):
- * from this ESM bundle that would load TypeBox's CommonJS build, a second
- * copy with its own TypeRegistry and FormatRegistry, where a union's default
- * would be chosen without the kinds and formats registered with the copy that
- * compiled the schema.
+ * that would load the installed TypeBox's CommonJS build, not the plugin's
+ * own copy (lib/typebox/index.ts): a TypeRegistry and FormatRegistry of its
+ * own, where a union's default would be chosen without the kinds and formats
+ * registered with the copy that compiled the schema.
  */
 import type { TSchema } from '@sinclair/typebox'
 
@@ -26,7 +27,7 @@ let loading: Promise<void> | undefined
 /** Starts importing `Value.Default` (once); the promise settles when it is loaded. */
 export function loadNestedDefaults (): Promise<void> {
   if (loading === undefined) {
-    loading = import('@sinclair/typebox/value').then(({ Value }) => { fill = (schema, value) => Value.Default(schema, value) })
+    loading = import('../typebox/value.js').then(({ Value }) => { fill = (schema, value) => Value.Default(schema, value) })
     // a failed import is reported to whoever waits for it (registration, a call), not as an unhandled rejection
     loading.catch(() => {})
   }

@@ -5,8 +5,8 @@
  * bytes (lib/response/frozen-json.ts).
  */
 import type { TSchema } from '@sinclair/typebox'
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
-import { Errors, type ValueError } from '@sinclair/typebox/errors'
+import { TypeCompiler, type TypeCheck } from '../typebox/compiler.js'
+import { Errors, type ValueError } from '../typebox/errors.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { array, check, custom, func, group, type GroupValue, map, string, type Spec } from '../check/option-spec.js'
 

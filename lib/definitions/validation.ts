@@ -16,13 +16,13 @@
  * being counted: walking the keys of a 1 MiB object costs as much again as
  * parsing them did.
  */
-import { Kind, type TSchema, TypeGuard, TypeRegistry } from '@sinclair/typebox'
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { Kind, type TSchema, TypeGuard, TypeRegistry } from '../typebox/index.js'
+import { TypeCompiler, type TypeCheck } from '../typebox/compiler.js'
 import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { clip, LISTED_PROBLEMS } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { registerCommonFormats, unknownFormats } from './formats.js'
+import { registerCommonFormats, unknownFormats, unknownFormatsProblem } from './formats.js'
 import { fillNestedDefaults, loadNestedDefaults } from './nested-defaults.js'
 import { valueCountWithin } from './value-count.js'
 
@@ -280,7 +280,7 @@ function hasReferences (node: unknown, where: string): boolean {
   const kind = (node as { [Kind]?: unknown })[Kind]
   if (typeof kind === 'string') {
     if (!COMPILED_KINDS.has(kind) && !TypeRegistry.Has(kind)) {
-      throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (unknown kind "${kind}": register it with TypeBox's TypeRegistry.Set before defining)`)
+      throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (unknown kind "${kind}": register it with TypeRegistry.Set, TypeRegistry imported from 'fastify-mcp-capabilities/typebox' (the plugin's own TypeBox; a separately imported @sinclair/typebox has registries of its own), before defining)`)
     }
     if (REFERRING_KINDS.has(kind)) return true
   }
@@ -307,7 +307,7 @@ export function compileValidator (schema: TSchema, use: SchemaUse, firstProblem:
   registerCommonFormats()
   const formats = unknownFormats(schema)
   if (formats.size > 0) {
-    throw new FST_MCP_INVALID_DEFINITION(where, `unknown string format ${[...formats].map((f) => `"${f}"`).join(', ')}: register it with TypeBox's FormatRegistry.Set before defining`)
+    throw new FST_MCP_INVALID_DEFINITION(where, unknownFormatsProblem(formats))
   }
   if (!TypeGuard.IsSchema(schema)) throw new FST_MCP_INVALID_DEFINITION(where, 'the schema does not compile (not a well-formed TypeBox schema)')
   const defaults = use.direction === 'input' ? defaultsOf(schema) : undefined

@@ -6,7 +6,7 @@
  * and only when the option is on.
  */
 import type { TSchema } from '@sinclair/typebox'
-import { TypeCompiler, type TypeCheck } from '@sinclair/typebox/compiler'
+import { TypeCompiler, type TypeCheck } from '../typebox/compiler.js'
 import { type Era, MODULE_METHODS } from '../protocol/methods.js'
 
 /** Returns the problems of `result` for `method` in `era` (empty when it matches). */

@@ -15,7 +15,7 @@
  * - request ids accept any number (JSON-RPC 2.0), not only integers, so an id
  *   is always echoed as received.
  */
-import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '../typebox/index.js'
 import { SERVER_INFO_META } from './meta.js'
 
 const open = { additionalProperties: true } as const
