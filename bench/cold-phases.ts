@@ -9,8 +9,11 @@
  * over many rounds are worth reading), with `--clock process` the whole
  * process's (`process.cpuUsage()`, exact but with the helpers' work):
  *
- * - `deps`: importing Fastify and TypeBox (with its compiler);
- * - `import`: importing the built package (dist/lib/index.js);
+ * - `deps`: importing Fastify;
+ * - `import`: importing the built package (dist/lib/index.js) and the
+ *   TypeBox it offers (dist/lib/typebox/index.js, as bench/servers/cold-plugin.ts
+ *   does; `@sinclair/typebox` for a build without it); the floor imports
+ *   `@sinclair/typebox` and its compiler;
  * - `define`: `defineTools` with the ten tools of bench/cold-start-catalog.ts
  *   in TypeBox;
  * - `ready`: `Fastify()`, registering the plugin (era dual) and `ready()`;
@@ -66,7 +69,7 @@ function requestOf (era: 'legacy' | 'modern'): { headers: Record<string, string>
 }
 
 /** The child's script: `entry` is the package's file URL, or null for the floor. */
-function script (entry: string | null, era: 'legacy' | 'modern', clock: 'thread' | 'process'): string {
+function script (entry: string | null, typebox: string, era: 'legacy' | 'modern', clock: 'thread' | 'process'): string {
   const expected = coldAnswer(COLD_CALL.name, COLD_CALL.arguments).content[0]?.text as string
   return `
 import { readFileSync } from 'node:fs'
@@ -82,13 +85,14 @@ const mark = (phase) => { at[phase] = cpu() - start }
 const names = ${JSON.stringify(COLD_TOOL_NAMES)}
 const { headers, payload } = ${JSON.stringify(requestOf(era))}
 const answer = (name, args) => ({ content: [{ type: 'text', text: name + ': ' + String(args.query) + ' (' + String(args.limit ?? 'all') + ')' }] })
+let Type
 const input = () => Type.Object({ query: Type.String({ minLength: 1 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) })
 const Fastify = (await import('fastify')).default
-const { Type } = await import('@sinclair/typebox')
-const { TypeCompiler } = await import('@sinclair/typebox/compiler')
 mark('deps')
 let app
 if (${JSON.stringify(entry)} === null) {
+  Type = (await import('@sinclair/typebox')).Type
+  const { TypeCompiler } = await import('@sinclair/typebox/compiler')
   mark('import')
   const checks = new Map(names.map((name) => [name, TypeCompiler.Compile(input())]))
   mark('define')
@@ -101,6 +105,7 @@ if (${JSON.stringify(entry)} === null) {
   })
 } else {
   const { default: mcpCapabilities, defineTools } = await import(${JSON.stringify(entry)})
+  Type = (await import(${JSON.stringify(typebox)})).Type
   mark('import')
   const tools = defineTools(Object.fromEntries(names.map((name) => [name, { title: name, description: 'The ' + name + ' tool.', input: input(), handler: (args) => answer(name, args) }])))
   mark('define')
@@ -154,11 +159,18 @@ for (const { entry } of contenders) {
   if (entry !== null && !existsSync(new URL(entry))) throw new Error(`${entry} is missing: run npm run build there`)
 }
 
+/** The TypeBox a build offers beside its entry, or the peer for a build without one. */
+function typeboxOf (entry: string | null): string {
+  if (entry === null) return '@sinclair/typebox'
+  const offered = new URL('typebox/index.js', entry)
+  return existsSync(offered) ? offered.href : '@sinclair/typebox'
+}
+
 const samples = new Map<string, Sample[]>(contenders.map(({ label }) => [label, []]))
 for (let round = 0; round < rounds; round++) {
   for (let i = 0; i < contenders.length; i++) {
     const { label, entry, cwd } = contenders[(round + i) % contenders.length] as typeof contenders[number]
-    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(entry, era, clock)], { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
+    const out = execFileSync(process.execPath, ['--input-type=module', '-e', script(entry, typeboxOf(entry), era, clock)], { cwd, encoding: 'utf8', env: { ...process.env, NODE_OPTIONS: '' } })
     samples.get(label)?.push(JSON.parse(out.trim().split('\n').pop() as string) as Sample)
   }
 }
