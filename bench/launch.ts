@@ -74,20 +74,27 @@ export interface LaunchOptions {
   cwd?: string
   /** Added to this process's environment. */
   env?: Record<string, string>
+  /** A command the server runs under, e.g. `['valgrind', '--tool=callgrind']` (not with `pin`). */
+  wrapper?: string[]
+  /** How long the server may take to listen (a server under valgrind starts slowly). */
+  startTimeoutMs?: number
 }
 
 export async function launch<N extends string = ServerName> (name: N, options: LaunchOptions): Promise<RunningServer<N>> {
   const file = join(BUILD_DIR, 'bench', 'servers', `${name}.js`)
   const nodeArgv = [...(options.nodeArgs ?? []), file]
+  const [command, ...args] = options.wrapper !== undefined
+    ? [...options.wrapper, process.execPath, ...nodeArgv]
+    : options.pin === null ? [process.execPath, ...nodeArgv] : ['taskset', '-c', options.pin, process.execPath, ...nodeArgv]
   const started = await startServerProcess({
     name: `${name} server`,
-    command: options.pin === null ? process.execPath : 'taskset',
-    args: options.pin === null ? nodeArgv : ['-c', options.pin, process.execPath, ...nodeArgv],
+    command: command as string,
+    args,
     cwd: options.cwd ?? REPO_DIR,
     env: options.env === undefined ? process.env : { ...process.env, ...options.env },
     inherit: true,
     init: options.init,
-    startTimeoutMs: START_TIMEOUT_MS,
+    startTimeoutMs: options.startTimeoutMs ?? START_TIMEOUT_MS,
     readyFromMessage: (message: ListeningMessage) => message?.type === 'listening' ? message : undefined,
     requestStop: (child) => {
       if (!child.connected) return false

@@ -19,7 +19,7 @@
  * The map derived from a deeply frozen `listTools` result is cached with the
  * result, so a static tool list costs one handler call and a map lookup.
  */
-import type { IncomingHttpHeaders } from 'node:http'
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http'
 import { isImmutableData } from '../response/frozen-json.js'
 import { INTERNAL_ERROR_OUTCOME, type Outcome, invokeHandler } from '../handler/invoke.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
@@ -179,8 +179,24 @@ export function findParamHeaderMismatch (headers: IncomingHttpHeaders, annotatio
   return undefined
 }
 
-function hasParamHeader (headers: IncomingHttpHeaders): boolean {
-  for (const name in headers) if (name.startsWith(HEADER_PREFIX)) return true
+/**
+ * Whether the request carries any `Mcp-Param-*` header. Node's own headers
+ * are read from their raw name/value list (an array walk: no `for…in` over
+ * the headers dictionary on every call, the commonest request having none);
+ * headers a hook replaced are walked as given.
+ */
+function hasParamHeader (headers: IncomingHttpHeaders, raw: IncomingMessage): boolean {
+  if (headers !== raw.headers) {
+    for (const name in headers) if (name.startsWith(HEADER_PREFIX)) return true
+    return false
+  }
+  const list = raw.rawHeaders
+  for (let i = 0; i < list.length; i += 2) {
+    const name = list[i] as string
+    // raw names keep the client's case: the 5th and 6th characters ("pa") rule out Mcp-Protocol-Version and the rest cheaply
+    if (name.length >= HEADER_PREFIX.length && (name.charCodeAt(4) | 32) === 112 && (name.charCodeAt(5) | 32) === 97 &&
+      name.slice(0, HEADER_PREFIX.length).toLowerCase() === HEADER_PREFIX) return true
+  }
   return false
 }
 
@@ -227,7 +243,7 @@ export class ParamHeaderValidator {
       const mismatch = findParamHeaderMismatch(headers, annotations, params.arguments)
       return mismatch === undefined ? invoke(entry, params, ctx) : { ok: false, code: ErrorCode.HeaderMismatch, message: mismatch }
     }
-    if (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers)) return invoke(entry, params, ctx)
+    if (this.#mode === 'auto' && this.#annotated === false && !hasParamHeader(headers, ctx.request.raw)) return invoke(entry, params, ctx)
     return whenSettled(this.#lookup(name, params._meta, ctx, undefined, 0), (found): Outcome | Promise<Outcome> => {
       if (!found.ok) return INTERNAL_ERROR_OUTCOME
       const mismatch = findParamHeaderMismatch(headers, found.annotations, params.arguments)

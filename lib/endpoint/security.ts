@@ -67,7 +67,9 @@ function arrivedOnLoopback (request: FastifyRequest): boolean {
 export function checkRequestSource (request: FastifyRequest, policy: SecurityPolicy): SecurityVerdict {
   const headers = request.headers
   const host = headers.host
-  const onLoopback = arrivedOnLoopback(request)
+  // How the request arrived is read only when a verdict depends on it: a loopback Host without an Origin,
+  // nearly every local request, needs no look at the socket.
+  let onLoopback: boolean | undefined
 
   const { allowedHosts } = policy
   if (allowedHosts !== true) {
@@ -75,7 +77,7 @@ export function checkRequestSource (request: FastifyRequest, policy: SecurityPol
       if (host === undefined) return 'host'
       const h = host.toLowerCase()
       if (!allowedHosts.has(h) && !allowedHosts.has(hostName(h))) return 'host'
-    } else if (onLoopback && host !== undefined && !isPlainLoopbackHost(host) && !isLoopbackName(hostName(host))) {
+    } else if (host !== undefined && !isPlainLoopbackHost(host) && (onLoopback = arrivedOnLoopback(request)) && !isLoopbackName(hostName(host))) {
       return 'host'
     }
   }
@@ -91,7 +93,7 @@ export function checkRequestSource (request: FastifyRequest, policy: SecurityPol
     return 'origin' // includes the literal "null" origin of sandboxed pages
   }
   if (allowedOrigins !== undefined) return allowedOrigins.has(url.origin) ? 'ok' : 'origin'
-  if (onLoopback) return isLoopbackName(url.hostname.toLowerCase()) ? 'ok' : 'origin'
+  if (onLoopback ?? arrivedOnLoopback(request)) return isLoopbackName(url.hostname.toLowerCase()) ? 'ok' : 'origin'
   // Off loopback a browser needs configuration: an allowed host it names and calls (Host was checked above).
   if (allowedHosts === undefined || allowedHosts === true) return 'origin'
   return host !== undefined && url.host.toLowerCase() === host.toLowerCase() ? 'ok' : 'origin'

@@ -87,6 +87,10 @@ t.test("'auto': a list without annotations is consulted once, then only for requ
   t.equal(fixture.lists, 1, 'one listTools call for three tools/call')
   await mcp.modern('tools/call', call({ text: 'a' }, 'echo'), { headers: { 'mcp-param-x': '1' } })
   t.equal(fixture.lists, 2, 'a request with an Mcp-Param header is checked')
+  await mcp.modern('tools/call', call({ text: 'a' }, 'echo'), { headers: { 'MCP-PARAM-X': '1' } })
+  t.equal(fixture.lists, 3, 'whatever the case of its name')
+  await mcp.modern('tools/call', call({ text: 'a' }, 'echo'), { headers: { 'mcp-paramx': '1', 'x-mcp-param-y': '1' } })
+  t.equal(fixture.lists, 3, 'a name merely like it is not one')
 })
 
 t.test("'auto': once an annotation is seen every tools/call is checked, even without headers", async (t) => {

@@ -1,0 +1,263 @@
+/**
+ * Instructions per request, the plugin against the bare floor: each server
+ * runs under `valgrind --tool=callgrind`, its instrumentation off while it
+ * warms up and switched on (`callgrind_control -i on`) only for the counted
+ * requests of each scenario. Unlike CPU time, instruction counts do not move
+ * with the machine's load, so they show what a change to the request path
+ * saves even on a busy machine (a run repeats within a few percent: when a
+ * collection falls in the window varies, hence the column without the
+ * collector and the compilers).
+ *
+ *   npm run bench:instructions
+ *   npm run bench:instructions -- --scenarios tools/call,discover --requests 2000 --warm-up 10000
+ *   npm run bench:instructions -- --server defined        # the TypeBox-defined tools against the floor
+ *   npm run bench:instructions -- --top 30                # and where the main thread spends, by function
+ *
+ * Needs valgrind (callgrind_control, callgrind_annotate). The counts are the
+ * server's main thread only (`--separate-threads=yes`): the helper threads
+ * run the concurrent collector and the optimising compiler, which the
+ * floor's threads run too. The dumps stay under bench/results/instructions/.
+ */
+import { execFileSync } from 'node:child_process'
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { Agent, request } from 'node:http'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { compileServers, launch, RESULTS_DIR, type RunningServer } from './launch.js'
+import { cannedKey, partsOf, requestSequence, type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
+import type { AnswersMessage } from './servers/bare.js'
+import { capture, differences, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
+
+const OUT_DIR = join(RESULTS_DIR, 'instructions')
+/** Concurrent keep-alive connections, each sending its requests one after another. */
+const CONNECTIONS = 4
+/**
+ * The collector and the compilers, as they show on the main thread: their
+ * entry points' inclusive counts are set apart (they depend on when a
+ * collection or an optimisation falls in the window more than on the request).
+ */
+const OUTSIDE_REQUEST = [
+  /^v8::internal::Heap::CollectGarbage\(/,
+  /^v8::internal::Heap::FinalizeIncrementalMarkingAtomically/,
+  /^v8::internal::IncrementalMarkingJob::Task::RunInternal/,
+  /^v8::internal::MinorGCJob::Task::RunInternal/,
+  /^v8::internal::ScavengeJob::Task::RunInternal/,
+  /^v8::internal::Runtime_CompileLazy/,
+  /^v8::internal::Runtime_CompileOptimized/,
+  /^v8::internal::Runtime_InstallBaselineCode/,
+  /^v8::internal::Runtime_CompileBaseline/,
+  /^v8::internal::Runtime_StackGuardWithGap/,
+  /^v8::internal::Runtime_StackGuard\(/,
+  /^v8::internal::OptimizingCompileDispatcher::InstallOptimizedFunctions/
+]
+
+/** A line of callgrind_annotate: `1,234 (5.6%)  file:function [object]`. */
+const ANNOTATED = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(?:[^:\s]+:(?!:))?(.*?)(?: \[[^\]]*\])?$/
+
+interface Counted { total: number, outside: number, file: string, self?: Map<string, number> }
+
+async function send (agent: Agent, port: number, scenario: Scenario): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const req = request({ host: '127.0.0.1', port, path: '/mcp', method: 'POST', headers: scenario.headers, agent }, (res) => {
+      if (res.statusCode !== scenario.status) reject(new Error(`${scenario.name}: HTTP ${res.statusCode}`))
+      res.resume()
+      res.on('end', () => resolve())
+    })
+    req.on('error', reject)
+    req.end(scenario.body)
+  })
+}
+
+/** `count` requests of the scenario (a mix's parts in turn), over CONNECTIONS keep-alive connections. */
+async function load (agent: Agent, port: number, scenario: Scenario, count: number): Promise<void> {
+  const sequence = requestSequence(scenario)
+  let next = 0
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const part = sequence[next % sequence.length] as Scenario
+      next++
+      await send(agent, port, part)
+    }
+  }
+  await Promise.all(Array.from({ length: CONNECTIONS }, worker))
+}
+
+function control (pid: number, ...args: string[]): void {
+  execFileSync('callgrind_control', [...args, String(pid)], { stdio: 'ignore' })
+}
+
+/** Inclusive Ir per function of one callgrind dump, by name. */
+function inclusive (file: string): Map<string, number> {
+  const text = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  const out = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    const match = ANNOTATED.exec(line)
+    if (match === null) continue
+    out.set(match[2] as string, (out.get(match[2] as string) ?? 0) + Number((match[1] as string).replaceAll(',', '')))
+  }
+  return out
+}
+
+/** The main thread's dump of one scenario: total Ir and the part outside the request (collector, compilers). */
+function counted (dir: string, label: string): Counted {
+  // dumps are named callgrind.out.<pid>.<n>-<thread>; the main thread is 01
+  const file = readdirSync(dir).map((name) => join(dir, name)).find((path) => path.endsWith('-01') && readFileSync(path, 'utf8').includes(`desc: Trigger: dump ${label}\n`))
+  if (file === undefined) throw new Error(`no main-thread dump for "${label}" in ${dir}`)
+  const totals = /^totals: (\d+)/m.exec(readFileSync(file, 'utf8'))
+  const total = Number(totals?.[1] ?? Number.NaN)
+  let outside = 0
+  for (const [name, ir] of inclusive(file)) {
+    if (OUTSIDE_REQUEST.some((pattern) => pattern.test(name))) outside += ir
+  }
+  return { total, outside, file }
+}
+
+/** Self Ir per function of a dump, the JIT-compiled functions named from the perf map `--perf-basic-prof` wrote. */
+function selfByFunction (file: string, pid: number): Map<string, number> {
+  let map: Array<{ start: number, end: number, name: string }> = []
+  try {
+    map = readFileSync(`/tmp/perf-${pid}.map`, 'utf8').split('\n').filter(Boolean).map((line) => {
+      const [start, size, ...name] = line.split(' ')
+      const from = Number.parseInt(start as string, 16)
+      return { start: from, end: from + Number.parseInt(size as string, 16), name: name.join(' ') }
+    }).sort((a, b) => a.start - b.start)
+  } catch {}
+  const name = (fn: string): string => {
+    const match = /^0x([0-9a-f]+)$/.exec(fn)
+    if (match === null || map.length === 0) return fn
+    const address = Number.parseInt(match[1] as string, 16)
+    let lo = 0
+    let hi = map.length - 1
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1
+      if ((map[mid] as { start: number }).start <= address) lo = mid
+      else hi = mid - 1
+    }
+    const entry = map[lo] as { start: number, end: number, name: string }
+    return entry.start <= address && address < entry.end ? entry.name : fn
+  }
+  const text = execFileSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  const self = new Map<string, number>()
+  for (const line of text.split('\n')) {
+    const match = ANNOTATED.exec(line)
+    if (match === null || match[2] === undefined || match[2] === '') continue
+    if (/PROGRAM TOTALS/.test(match[2])) continue
+    const key = name(match[2].trim())
+    self.set(key, (self.get(key) ?? 0) + Number((match[1] as string).replaceAll(',', '')))
+  }
+  return self
+}
+
+/** Where the server's main thread spends more than the floor's per request, function by function. */
+function compare (name: string, ours: Map<string, number>, floor: Map<string, number>, requests: number, limit: number): void {
+  const rows = [...new Set([...ours.keys(), ...floor.keys()])]
+    .map((fn) => ({ fn, a: (ours.get(fn) ?? 0) / requests, b: (floor.get(fn) ?? 0) / requests }))
+    .sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b))
+  process.stdout.write(`  ${name.padStart(7)} ${'bare'.padStart(7)} ${'diff'.padStart(7)}  function (largest differences, instructions per request)\n`)
+  for (const row of rows.slice(0, limit)) {
+    process.stdout.write(`  ${row.a.toFixed(0).padStart(7)} ${row.b.toFixed(0).padStart(7)} ${(row.a - row.b).toFixed(0).padStart(7)}  ${row.fn.slice(0, 140)}\n`)
+  }
+}
+
+async function measure (name: ServerName, scenarios: Scenario[], init: AnswersMessage | undefined, reference: Map<string, Awaited<ReturnType<typeof capture>>>, settings: { requests: number, warmUp: number, top: number }, schemas: SpecSchemas): Promise<Map<string, Counted>> {
+  const dir = join(OUT_DIR, name)
+  rmSync(dir, { recursive: true, force: true })
+  mkdirSync(dir, { recursive: true })
+  const server: RunningServer = await launch(name, {
+    pin: null,
+    wrapper: ['valgrind', '--tool=callgrind', '--separate-threads=yes', '--instr-atstart=no', `--callgrind-out-file=${join(dir, 'callgrind.out.%p')}`],
+    nodeArgs: ['--perf-basic-prof'],
+    // the V8 log --perf-basic-prof starts lands in the working directory: next to the dumps
+    cwd: dir,
+    startTimeoutMs: 300_000,
+    ...(init === undefined ? {} : { init })
+  })
+  const agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS })
+  const out = new Map<string, Counted>()
+  try {
+    for (const scenario of scenarios) {
+      for (const part of partsOf(scenario)) {
+        const captured = await capture(server.port, part)
+        const problems = init === undefined ? problemsWith(schemas, part, captured) : differences(reference.get(part.name) as typeof captured, captured)
+        if (problems.length > 0) throw new Error(`${name} answers ${part.name} wrongly: ${problems.join('; ')}`)
+      }
+      await load(agent, server.port, scenario, settings.warmUp)
+      const label = scenario.name.replace(/[^a-z0-9]+/gi, '-')
+      control(server.pid, '-i', 'on')
+      await load(agent, server.port, scenario, settings.requests)
+      control(server.pid, '-i', 'off')
+      control(server.pid, '-d', label)
+      const result = counted(dir, label)
+      out.set(scenario.name, result)
+      process.stdout.write(`${name} ${scenario.name}: ${(result.total / settings.requests / 1000).toFixed(1)}k instructions per request, ${((result.total - result.outside) / settings.requests / 1000).toFixed(1)}k without the collector and compilers\n`)
+      if (settings.top > 0) result.self = selfByFunction(result.file, server.pid)
+    }
+  } finally {
+    agent.destroy()
+    await server.stop()
+    // kept next to the dumps, to name their JIT-compiled functions later
+    try {
+      copyFileSync(`/tmp/perf-${server.pid}.map`, join(dir, `perf-${server.pid}.map`))
+      rmSync(`/tmp/perf-${server.pid}.map`)
+    } catch {}
+  }
+  return out
+}
+
+async function main (): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      server: { type: 'string', default: 'plugin' },
+      scenarios: { type: 'string' },
+      requests: { type: 'string', default: '2000' },
+      'warm-up': { type: 'string', default: '10000' },
+      top: { type: 'string', default: '0' }
+    }
+  })
+  const name = values.server as ServerName
+  if (name !== 'plugin' && name !== 'defined') throw new Error(`--server: plugin or defined, got "${name}"`)
+  const wanted = values.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name)
+  const scenarios = SCENARIOS.filter((s) => wanted.includes(s.name) && s.servers.includes(name) && s.servers.includes('bare'))
+  if (scenarios.length === 0) throw new Error('no scenario selected that the floor serves')
+  const settings = { requests: Number(values.requests), warmUp: Number(values['warm-up']), top: Number(values.top) }
+
+  process.stdout.write('compiling ...\n')
+  compileServers([name, 'bare'])
+  const schemas = new SpecSchemas()
+  // the floor answers the server's own bytes, captured without valgrind
+  const reference = new Map<string, Awaited<ReturnType<typeof capture>>>()
+  const init: AnswersMessage = { type: 'answers', answers: [] }
+  const source = await launch(name, { pin: null })
+  try {
+    for (const part of scenarios.flatMap(partsOf)) {
+      if (reference.has(part.name)) continue
+      const captured = await capture(source.port, part)
+      reference.set(part.name, captured)
+      init.answers.push({ key: cannedKey(JSON.parse(part.body)) ?? part.name, status: captured.status, headers: stableHeaders(captured.headers), body: captured.bytes.toString('base64') })
+    }
+  } finally {
+    await source.stop()
+  }
+
+  const ours = await measure(name, scenarios, undefined, reference, settings, schemas)
+  const floor = await measure('bare', scenarios, init, reference, settings, schemas)
+  process.stdout.write(`\ninstructions per request on the main thread (${settings.requests} after ${settings.warmUp} of warm-up)\n`)
+  process.stdout.write(`${'scenario'.padEnd(20)}${name.padStart(9)}${'bare'.padStart(9)}${'ratio'.padStart(7)}   without collector/compilers: ${name}, bare, ratio\n`)
+  for (const scenario of scenarios) {
+    const a = ours.get(scenario.name) as Counted
+    const b = floor.get(scenario.name) as Counted
+    const k = (n: number): string => `${(n / settings.requests / 1000).toFixed(1)}k`
+    process.stdout.write(`${scenario.name.padEnd(20)}${k(a.total).padStart(9)}${k(b.total).padStart(9)}${(a.total / b.total).toFixed(3).padStart(7)}   ${k(a.total - a.outside).padStart(9)}${k(b.total - b.outside).padStart(9)}${((a.total - a.outside) / (b.total - b.outside)).toFixed(3).padStart(7)}\n`)
+  }
+  if (settings.top > 0) {
+    for (const scenario of scenarios) {
+      process.stdout.write(`\n${scenario.name}\n`)
+      compare(name, ours.get(scenario.name)?.self ?? new Map(), floor.get(scenario.name)?.self ?? new Map(), settings.requests, settings.top)
+    }
+  }
+}
+
+main().catch((error: Error) => {
+  process.stderr.write(`instructions: ${error.message}\n`)
+  process.exitCode = 1
+})
