@@ -48,16 +48,6 @@ export const FST_MCP_INVALID_OPTION = coded<'FST_MCP_INVALID_OPTION', [string, s
   TypeError
 )
 
-/**
- * Fastify's own code and message for a plugin registered with a Fastify
- * outside its range: the plugin checks the version itself (common/fastify-version.ts),
- * so a mismatch still reads as it did when fastify-plugin's metadata had Fastify check it.
- */
-export const FST_ERR_PLUGIN_VERSION_MISMATCH = coded<'FST_ERR_PLUGIN_VERSION_MISMATCH', [string, string, string]>(
-  'FST_ERR_PLUGIN_VERSION_MISMATCH',
-  "fastify-plugin: %s - expected '%s' fastify version, '%s' is installed"
-)
-
 export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []>(
   'FST_MCP_ALREADY_REGISTERED',
   'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context'

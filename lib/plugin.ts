@@ -16,7 +16,6 @@
 import type { FastifyPluginAsync } from 'fastify'
 import fp from 'fastify-plugin'
 import { withUiView } from './apps/ui-view.js'
-import { SUPPORTED_FASTIFY_RANGE, supportedFastifyVersion } from './common/fastify-version.js'
 import { composeServer } from './definitions/compose.js'
 import { nestedDefaultsLoading } from './definitions/nested-defaults.js'
 import { createEndpointAuthorization } from './endpoint/authorization.js'
@@ -30,7 +29,7 @@ import { createModernHandler } from './endpoint/modern-era.js'
 import { modernErrorStatus } from './response/modern-result.js'
 import { openEndpointState } from './endpoint/state.js'
 import { buildPipeline } from './endpoint/operations.js'
-import { FST_ERR_PLUGIN_VERSION_MISMATCH, FST_MCP_ALREADY_REGISTERED } from './errors.js'
+import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
 import { type McpCapabilitiesOptions, resolveOptions } from './options.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
@@ -44,11 +43,7 @@ export type { McpDecorator } from './endpoint/mcp-decorator.js'
 // As early as possible: a full GC before the first request could otherwise slow every request (see response/tick-shapes.ts).
 keepTickShapesAlive()
 
-const PLUGIN_NAME = 'fastify-mcp-capabilities'
-
 const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts) => {
-  // Not fastify-plugin's `fastify: '5.x'`: Fastify would check that range with semver, slowly on a cold start.
-  if (!supportedFastifyVersion(fastify.version)) throw new FST_ERR_PLUGIN_VERSION_MISMATCH(PLUGIN_NAME, SUPPORTED_FASTIFY_RANGE, fastify.version)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
@@ -105,4 +100,4 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   })
 }
 
-export const mcpCapabilities = fp(plugin, { name: PLUGIN_NAME })
+export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })
