@@ -6,9 +6,10 @@
  * schemas go through Fastify's serializer without losing a field.
  */
 import t from 'tap'
+import { isDeepStrictEqual } from 'node:util'
 import Fastify from 'fastify'
 import fastJson from 'fast-json-stringify'
-import type { TSchema } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import * as S from '../lib/protocol/schemas.js'
 import { type SpecVersion, ourValidator, specExamples, specValidator } from './helpers/spec-schema.js'
@@ -578,4 +579,13 @@ t.test('fast-json-stringify on its own keeps every field', async (t) => {
     const stringify = fastJson(schema)
     t.same(JSON.parse(stringify(body)), body, label)
   }
+})
+
+t.test('ModernCallToolResult, written out, is the schema Type.Composite builds from CallToolResult', async (t) => {
+  const composed = Type.Composite([Type.Omit(S.CallToolResult, ['structuredContent']), Type.Object({ structuredContent: Type.Optional(Type.Unknown()) })], { additionalProperties: true })
+  // symbols included (TypeBox's Kind and OptionalKind), so TypeCompiler and Value treat both alike
+  t.ok(isDeepStrictEqual(S.ModernCallToolResult, composed), 'deeply equal, symbol keys included')
+  t.same(Object.keys(S.ModernCallToolResult.properties), Object.keys(composed.properties), 'same property order (the serializer writes them in it)')
+  t.ok(Value.Check(S.ModernCallToolResult, { content: [], structuredContent: [1, 2] }), 'structuredContent may be any JSON value')
+  t.notOk(Value.Check(S.ModernCallToolResult, { structuredContent: {} }), 'content is still required')
 })

@@ -21,12 +21,23 @@ const CURSOR_TEXT = /^([1-9a-z][0-9a-z]{0,10})\.([A-Za-z0-9_-]{22})$/
 const MAX_CURSOR_LENGTH = 64
 
 export class CursorSeal {
-  readonly #keys: readonly Buffer[]
+  readonly #secrets: readonly Buffer[]
+  #derived: readonly Buffer[] | undefined
 
   /** Without secrets: a random key of this process (cursors then open only here). */
   constructor (secrets: readonly Buffer[] = [randomBytes(32)]) {
     if (secrets.length === 0) throw new TypeError('CursorSeal needs at least one secret')
-    this.#keys = secrets.map((secret) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), DOMAIN, 32)))
+    // copies: the keys are derived from what was given now, even if the caller reuses its buffers
+    this.#secrets = secrets.map((secret) => Buffer.from(secret))
+  }
+
+  /**
+   * Derived on the first cursor, not at registration: a start (and a server
+   * that never pages) skips the HKDF runs (issue 35, cold start).
+   */
+  get #keys (): readonly Buffer[] {
+    this.#derived ??= this.#secrets.map((secret) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), DOMAIN, 32)))
+    return this.#derived
   }
 
   seal (view: string, seq: number): string {

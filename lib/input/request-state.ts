@@ -29,11 +29,22 @@ function additionalData (binding: string): Buffer {
 }
 
 export class RequestStateCodec {
-  readonly #keys: readonly Buffer[]
+  readonly #secrets: readonly Buffer[]
+  #derived: readonly Buffer[] | undefined
 
   constructor (secrets: readonly Buffer[]) {
     if (secrets.length === 0) throw new TypeError('RequestStateCodec needs at least one key')
-    this.#keys = secrets.map(deriveKey)
+    // copies: the keys are derived from what was given now, even if the caller reuses its buffers
+    this.#secrets = secrets.map((secret) => Buffer.from(secret))
+  }
+
+  /**
+   * Derived on the first state sealed or opened, not at registration: a start
+   * (and a server whose tools never ask for input) skips the HKDF runs (issue 35, cold start).
+   */
+  get #keys (): readonly Buffer[] {
+    this.#derived ??= this.#secrets.map(deriveKey)
+    return this.#derived
   }
 
   /** Encrypts `payload` for the caller named by `binding` (any string; '' binds to nobody in particular). */

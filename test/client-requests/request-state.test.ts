@@ -87,3 +87,10 @@ t.test('canonical JSON and digests ignore key order', async (t) => {
   t.not(digest({ a: 1 }), digest({ a: 2 }), 'different values, different digests')
   t.match(digest({}), /^[A-Za-z0-9_-]{22}$/, '128 bits, base64url')
 })
+
+t.test('the keys are those of the secrets as given, even if the caller then reuses its buffers', async (t) => {
+  const given = Buffer.from(KEY_A)
+  const codec = new RequestStateCodec([given])
+  given.fill(0)
+  t.strictSame(new RequestStateCodec([KEY_A]).open(codec.seal(PAYLOAD)), PAYLOAD, 'sealed under KEY_A')
+})

@@ -90,3 +90,10 @@ t.test('the pages a catalogue keeps are bounded in bytes', async (t) => {
   const again = catalog.page('tools', seal.seal('tools', pages), 1000)
   t.equal(catalog.page('tools', seal.seal('tools', pages), 1000), again, 'the latest pages are still kept')
 })
+
+t.test('a seal keys its cursors with the secrets as given, even if the caller then reuses its buffers', async (t) => {
+  const given = Buffer.from(SECRET)
+  const seal = new CursorSeal([given])
+  given.fill(0)
+  t.equal(new CursorSeal([Buffer.from(SECRET)]).open(seal.seal('tools', 7), 'tools'), 7, 'sealed under SECRET')
+})
