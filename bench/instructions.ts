@@ -1,5 +1,5 @@
 /**
- * Instructions per request, the plugin against the bare floor: each server
+ * Instructions per request, the plugin against the floors: each server
  * runs under `valgrind --tool=callgrind`, its instrumentation off while it
  * warms up and switched on (`callgrind_control -i on`) only for the counted
  * requests of each scenario. Unlike CPU time, instruction counts do not move
@@ -10,13 +10,18 @@
  *
  *   npm run bench:instructions
  *   npm run bench:instructions -- --scenarios tools/call,discover --requests 2000 --warm-up 10000
- *   npm run bench:instructions -- --server defined        # the TypeBox-defined tools against the floor
+ *   npm run bench:instructions -- --server defined        # the TypeBox-defined tools against the floors
+ *   npm run bench:instructions -- --floors bare           # the canned-bytes floor only
  *   npm run bench:instructions -- --top 30                # and where the main thread spends, by function
  *
  * Needs valgrind (callgrind_control, callgrind_annotate). The counts are the
  * server's main thread only (`--separate-threads=yes`): the helper threads
  * run the concurrent collector and the optimising compiler, which the
  * floor's threads run too. The dumps stay under bench/results/instructions/.
+ *
+ * Two floors (`--floors`, both by default): bare answers canned bytes;
+ * bare-tool, on the tools/call scenarios, also checks the arguments, runs
+ * the tool and serialises its result, the work no endpoint avoids.
  */
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -25,7 +30,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { compileServers, launch, RESULTS_DIR, type RunningServer } from './launch.js'
 import { cannedKey, partsOf, requestSequence, type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
-import type { AnswersMessage } from './servers/bare.js'
+import type { AnswersMessage } from './servers/canned.js'
 import { capture, differences, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
 const OUT_DIR = join(RESULTS_DIR, 'instructions')
@@ -149,13 +154,13 @@ function selfByFunction (file: string, pid: number): Map<string, number> {
 }
 
 /** Where the server's main thread spends more than the floor's per request, function by function. */
-function compare (name: string, ours: Map<string, number>, floor: Map<string, number>, requests: number, limit: number): void {
+function compare (name: string, floorName: string, ours: Map<string, number>, floor: Map<string, number>, requests: number, limit: number): void {
   const rows = [...new Set([...ours.keys(), ...floor.keys()])]
     .map((fn) => ({ fn, a: (ours.get(fn) ?? 0) / requests, b: (floor.get(fn) ?? 0) / requests }))
     .sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b))
-  process.stdout.write(`  ${name.padStart(7)} ${'bare'.padStart(7)} ${'diff'.padStart(7)}  function (largest differences, instructions per request)\n`)
+  process.stdout.write(`  ${name.padStart(7)} ${floorName.padStart(9)} ${'diff'.padStart(7)}  function (largest differences, instructions per request)\n`)
   for (const row of rows.slice(0, limit)) {
-    process.stdout.write(`  ${row.a.toFixed(0).padStart(7)} ${row.b.toFixed(0).padStart(7)} ${(row.a - row.b).toFixed(0).padStart(7)}  ${row.fn.slice(0, 140)}\n`)
+    process.stdout.write(`  ${row.a.toFixed(0).padStart(7)} ${row.b.toFixed(0).padStart(9)} ${(row.a - row.b).toFixed(0).padStart(7)}  ${row.fn.slice(0, 140)}\n`)
   }
 }
 
@@ -204,10 +209,13 @@ async function measure (name: ServerName, scenarios: Scenario[], init: AnswersMe
   return out
 }
 
+const FLOORS: readonly ServerName[] = ['bare', 'bare-tool']
+
 async function main (): Promise<void> {
   const { values } = parseArgs({
     options: {
       server: { type: 'string', default: 'plugin' },
+      floors: { type: 'string', default: FLOORS.join(',') },
       scenarios: { type: 'string' },
       requests: { type: 'string', default: '2000' },
       'warm-up': { type: 'string', default: '10000' },
@@ -216,15 +224,18 @@ async function main (): Promise<void> {
   })
   const name = values.server as ServerName
   if (name !== 'plugin' && name !== 'defined') throw new Error(`--server: plugin or defined, got "${name}"`)
+  const floors = values.floors.split(',') as ServerName[]
+  for (const floor of floors) if (!FLOORS.includes(floor)) throw new Error(`--floors: ${FLOORS.join(' or ')}, got "${floor}"`)
   const wanted = values.scenarios?.split(',') ?? SCENARIOS.map((s) => s.name)
-  const scenarios = SCENARIOS.filter((s) => wanted.includes(s.name) && s.servers.includes(name) && s.servers.includes('bare'))
-  if (scenarios.length === 0) throw new Error('no scenario selected that the floor serves')
+  const served = (floor: ServerName): Scenario[] => SCENARIOS.filter((s) => wanted.includes(s.name) && s.servers.includes(name) && s.servers.includes(floor))
+  const scenarios = SCENARIOS.filter((s) => floors.some((floor) => served(floor).includes(s)))
+  if (scenarios.length === 0) throw new Error('no scenario selected that a floor serves')
   const settings = { requests: Number(values.requests), warmUp: Number(values['warm-up']), top: Number(values.top) }
 
   process.stdout.write('compiling ...\n')
-  compileServers([name, 'bare'])
+  compileServers([name, ...floors])
   const schemas = new SpecSchemas()
-  // the floor answers the server's own bytes, captured without valgrind
+  // the floors answer the server's own bytes, captured without valgrind
   const reference = new Map<string, Awaited<ReturnType<typeof capture>>>()
   const init: AnswersMessage = { type: 'answers', answers: [] }
   const source = await launch(name, { pin: null })
@@ -240,19 +251,34 @@ async function main (): Promise<void> {
   }
 
   const ours = await measure(name, scenarios, undefined, reference, settings, schemas)
-  const floor = await measure('bare', scenarios, init, reference, settings, schemas)
-  process.stdout.write(`\ninstructions per request on the main thread (${settings.requests} after ${settings.warmUp} of warm-up)\n`)
-  process.stdout.write(`${'scenario'.padEnd(20)}${name.padStart(9)}${'bare'.padStart(9)}${'ratio'.padStart(7)}   without collector/compilers: ${name}, bare, ratio\n`)
+  const measured = new Map<ServerName, Map<string, Counted>>()
+  for (const floor of floors) {
+    if (served(floor).length > 0) measured.set(floor, await measure(floor, served(floor), init, reference, settings, schemas))
+  }
+  const k = (n: number): string => `${(n / settings.requests / 1000).toFixed(1)}k`
+  const row = (scenario: Scenario, count: (c: Counted) => number): string => {
+    const a = count(ours.get(scenario.name) as Counted)
+    let text = k(a).padStart(9)
+    for (const floor of measured.keys()) {
+      const b = measured.get(floor)?.get(scenario.name)
+      text += b === undefined ? '-'.padStart(11) + '-'.padStart(7) : k(count(b)).padStart(11) + (a / count(b)).toFixed(3).padStart(7)
+    }
+    return text
+  }
+  const header = `${name.padStart(9)}${[...measured.keys()].map((floor) => floor.padStart(11) + 'ratio'.padStart(7)).join('')}`
+  process.stdout.write(`\ninstructions per request on the main thread (${settings.requests} after ${settings.warmUp} of warm-up), ratio = ${name} / floor\n`)
+  process.stdout.write(`${'scenario'.padEnd(20)}${header}   |${header}  (without collector/compilers)\n`)
   for (const scenario of scenarios) {
-    const a = ours.get(scenario.name) as Counted
-    const b = floor.get(scenario.name) as Counted
-    const k = (n: number): string => `${(n / settings.requests / 1000).toFixed(1)}k`
-    process.stdout.write(`${scenario.name.padEnd(20)}${k(a.total).padStart(9)}${k(b.total).padStart(9)}${(a.total / b.total).toFixed(3).padStart(7)}   ${k(a.total - a.outside).padStart(9)}${k(b.total - b.outside).padStart(9)}${((a.total - a.outside) / (b.total - b.outside)).toFixed(3).padStart(7)}\n`)
+    process.stdout.write(`${scenario.name.padEnd(20)}${row(scenario, (c) => c.total)}   |${row(scenario, (c) => c.total - c.outside)}\n`)
   }
   if (settings.top > 0) {
     for (const scenario of scenarios) {
-      process.stdout.write(`\n${scenario.name}\n`)
-      compare(name, ours.get(scenario.name)?.self ?? new Map(), floor.get(scenario.name)?.self ?? new Map(), settings.requests, settings.top)
+      for (const [floor, counts] of measured) {
+        const theirs = counts.get(scenario.name)
+        if (theirs === undefined) continue
+        process.stdout.write(`\n${scenario.name}, ${name} against ${floor}\n`)
+        compare(name, floor, ours.get(scenario.name)?.self ?? new Map(), theirs.self ?? new Map(), settings.requests, settings.top)
+      }
     }
   }
 }

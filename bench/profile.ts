@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util'
 import autocannon from 'autocannon'
 import { choosePinning, compileServers, launch, pinSelf, REPO_DIR, RESULTS_DIR, type RunningServer } from './launch.js'
 import { cannedKey, partsOf, requestSequence, type Scenario, SCENARIOS, type ServerName } from './scenarios.js'
-import type { AnswersMessage } from './servers/bare.js'
+import type { AnswersMessage } from './servers/canned.js'
 import { capture, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
 interface ProfileNode {

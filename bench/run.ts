@@ -18,10 +18,16 @@ import { parseArgs } from 'node:util'
 import autocannon, { type Result } from 'autocannon'
 import { choosePinning, compileServers, launch, pinSelf, readCpuSeconds, readMemory, resetPeakMemory, RESULTS_DIR, type RunningServer } from './launch.js'
 import { cannedKey, partsOf, requestSequence, SCENARIOS, type Scenario, type ScenarioName, type ServerName } from './scenarios.js'
-import type { AnswersMessage } from './servers/bare.js'
+import type { AnswersMessage } from './servers/canned.js'
 import { capture, type Captured, differences, problemsWith, SpecSchemas, stableHeaders } from './validate.js'
 
-const ALL_SERVERS: readonly ServerName[] = ['plugin', 'defined', 'bare', 'official', 'official-zod', 'tmcp']
+const ALL_SERVERS: readonly ServerName[] = ['plugin', 'defined', 'bare', 'bare-tool', 'official', 'official-zod', 'tmcp']
+/**
+ * The floors, handed the reference's bytes: bare answers them canned;
+ * bare-tool also checks a call's arguments, runs the tool and serialises its
+ * result (the work no endpoint avoids), an extra column beside the targets.
+ */
+const FLOORS: readonly ServerName[] = ['bare', 'bare-tool']
 /** A server process using this share of its core is the bottleneck, as a benchmark wants. */
 const SATURATED = 0.85
 
@@ -32,8 +38,10 @@ const HELP = `Usage: npm run bench -- [options]
   --duration S         seconds per timed run              (env BENCH_DURATION, default 4)
   --warmup S           seconds of warm-up per server      (env BENCH_WARMUP, default 2)
   --connections N      autocannon connections             (default 10; pipelining is 1)
-  --servers a,b        subset of plugin,defined,bare,official,official-zod,tmcp (default all;
-                       the bare server copies plugin's bytes, or official's without plugin;
+  --servers a,b        subset of plugin,defined,bare,bare-tool,official,official-zod,tmcp (default
+                       all; the bare server copies plugin's bytes, or official's without plugin;
+                       bare-tool, in the tools/call scenarios, also validates the arguments,
+                       runs the tool and serialises the result;
                        defined = the tools from defineTools, official-zod = the official
                        stack with zod schemas, tmcp = tmcp 1.x with zod, the three in
                        tools/call only)
@@ -278,6 +286,7 @@ interface Ratio {
   /** Spread of the per-round ratios (A and B timed back to back in the same round). */
   min: number
   max: number
+  /** Empty for a ratio shown for information (against the second floor). */
   target: string
   pass: boolean
 }
@@ -290,11 +299,12 @@ function cell (runs: Run[]): Cell {
 function ratio (
   name: string, scenario: ScenarioName | 'all', metric: Metric,
   a: { label: string, cell: Cell }, b: { label: string, cell: Cell },
-  target: { op: '>=' | '<=', value: number }
+  target: { op: '>=' | '<=', value: number } | null
 ): Ratio {
   const value = a.cell[metric].median / b.cell[metric].median
   const perRound = a.cell.runs.map((run, i) => run[metric] / (b.cell.runs[i]?.[metric] ?? Number.NaN)).filter(Number.isFinite)
   const { min, max } = perRound.length > 0 ? spread(perRound) : { min: Number.NaN, max: Number.NaN }
+  if (target === null) return { name, scenario, metric, numerator: a.label, denominator: b.label, value, min, max, target: '', pass: true }
   const pass = target.op === '>=' ? value >= target.value : value <= target.value
   return { name, scenario, metric, numerator: a.label, denominator: b.label, value, min, max, target: `${target.op} ${target.value}`, pass }
 }
@@ -328,6 +338,12 @@ function ratios (cells: Map<ScenarioName, Map<ServerName, Cell>>): Ratio[] {
     if (plugin !== null && bare !== null) {
       out.push(ratio('plugin/bare CPU/req', scenario, 'cpuPerRequest', plugin, bare, { op: '<=', value: 1.08 }))
       out.push(ratio('plugin/bare p99', scenario, 'p99', plugin, bare, { op: '<=', value: 1.2 }))
+    }
+    // the second floor, for information: what the plugin costs over the tool's own unavoidable work
+    const bareTool = get(scenario, 'bare-tool')
+    if (plugin !== null && bareTool !== null) {
+      out.push(ratio('plugin/bare-tool CPU/req', scenario, 'cpuPerRequest', plugin, bareTool, null))
+      out.push(ratio('plugin/bare-tool p99', scenario, 'p99', plugin, bareTool, null))
     }
   }
   for (const scenario of ['discover', 'initialize', 'tools/list'] as const) {
@@ -407,7 +423,7 @@ function report (cells: Map<ScenarioName, Map<ServerName, Cell>>, found: Ratio[]
   }
   const ratioRows: string[][] = [['ratio', 'scenario', 'medians', 'per round', 'target', '']]
   for (const r of found) {
-    ratioRows.push([r.name, r.scenario, fixed(r.value, 3), `${fixed(r.min, 2)}-${fixed(r.max, 2)}`, r.target, r.pass ? 'ok' : 'MISSED'])
+    ratioRows.push([r.name, r.scenario, fixed(r.value, 3), `${fixed(r.min, 2)}-${fixed(r.max, 2)}`, r.target, r.target === '' ? '' : r.pass ? 'ok' : 'MISSED'])
   }
   const lines = [
     `medians of ${config.rounds} rounds x ${config.duration} s, ${config.connections} connections, pipelining ${config.pipelining} (min-max in brackets)`,
@@ -453,7 +469,7 @@ async function main (): Promise<number> {
     // 1. The servers that answer for themselves, checked first.
     const answers = new Map<ServerName, Map<ScenarioName, Captured>>()
     // a server no selected scenario uses is not started (defined and official-zod serve tools/call only)
-    for (const name of config.servers.filter((s) => s !== 'bare' && config.scenarios.some((scenario) => scenario.servers.includes(s)))) {
+    for (const name of config.servers.filter((s) => !FLOORS.includes(s) && config.scenarios.some((scenario) => scenario.servers.includes(s)))) {
       const server = await launch(name, { pin: pinning.server })
       started.push(server)
       servers.set(name, server)
@@ -468,13 +484,14 @@ async function main (): Promise<number> {
       process.stdout.write(`${name}: pid ${server.pid}, port ${server.port}, answers checked (${[...byScenario.keys()].join(', ')})\n`)
     }
 
-    // 2. The bare route, given the reference's exact bytes, must give them back.
-    if (config.servers.includes('bare')) {
-      const referenceName: ServerName | undefined = config.servers.includes('plugin') ? 'plugin' : config.servers.find((s) => s !== 'bare')
-      const reference = referenceName === undefined ? undefined : answers.get(referenceName)
-      if (reference === undefined) fail('the bare server copies the plugin (or official) answers: run it with one of them')
+    // 2. The floors, given the reference's exact bytes, must give them back.
+    const floors = FLOORS.filter((floor) => config.servers.includes(floor) && plainServed(floor).length > 0)
+    const referenceName: ServerName | undefined = config.servers.includes('plugin') ? 'plugin' : config.servers.find((s) => !FLOORS.includes(s))
+    const reference = referenceName === undefined ? undefined : answers.get(referenceName)
+    for (const floor of floors) {
+      if (reference === undefined) fail(`the ${floor} server copies the plugin (or official) answers: run it with one of them`)
       const canned: AnswersMessage = { type: 'answers', answers: [] }
-      for (const scenario of plainServed('bare')) {
+      for (const scenario of plainServed(floor)) {
         const captured = reference.get(scenario.name) ?? fail(`no ${referenceName} answer to copy for ${scenario.name}`)
         canned.answers.push({
           key: cannedKey(JSON.parse(scenario.body)) ?? fail(`${scenario.name}: no method in the body`),
@@ -483,20 +500,20 @@ async function main (): Promise<number> {
           body: captured.bytes.toString('base64')
         })
       }
-      const bare = await launch('bare', { pin: pinning.server, init: canned })
-      started.push(bare)
-      servers.set('bare', bare)
+      const server = await launch(floor, { pin: pinning.server, init: canned })
+      started.push(server)
+      servers.set(floor, server)
       const byScenario = new Map<ScenarioName, Captured>()
-      for (const scenario of plainServed('bare')) {
-        const captured = await capture(bare.port, scenario)
+      for (const scenario of plainServed(floor)) {
+        const captured = await capture(server.port, scenario)
         const diff = differences(reference.get(scenario.name) as Captured, captured)
-        if (diff.length > 0) fail(`bare differs from ${referenceName} on ${scenario.name}: ${diff.join('; ')}`)
+        if (diff.length > 0) fail(`${floor} differs from ${referenceName} on ${scenario.name}: ${diff.join('; ')}`)
         const problems = problemsWith(schemas, scenario, captured)
-        if (problems.length > 0) fail(`bare answers ${scenario.name} wrongly: ${problems.join('; ')}`)
+        if (problems.length > 0) fail(`${floor} answers ${scenario.name} wrongly: ${problems.join('; ')}`)
         byScenario.set(scenario.name, captured)
       }
-      answers.set('bare', byScenario)
-      process.stdout.write(`bare: pid ${bare.pid}, port ${bare.port}, bytes identical to ${referenceName}'s (${[...byScenario.keys()].join(', ')})\n`)
+      answers.set(floor, byScenario)
+      process.stdout.write(`${floor}: pid ${server.pid}, port ${server.port}, bytes identical to ${referenceName}'s (${[...byScenario.keys()].join(', ')})\n`)
     }
 
     // 3. Warm-up, then rounds: each round times every scenario on every server,

@@ -4,7 +4,7 @@
  */
 import { callTool, SERVER_INFO, TOOLS } from './catalog.js'
 
-export type ServerName = 'plugin' | 'bare' | 'official' | 'defined' | 'official-zod' | 'tmcp'
+export type ServerName = 'plugin' | 'bare' | 'bare-tool' | 'official' | 'defined' | 'official-zod' | 'tmcp'
 export type ScenarioName = 'discover' | 'initialize' | 'tools/list' | 'rejected' | 'tools/call' | 'legacy tools/call' | 'call/list 9:1'
 
 export const MODERN_VERSION = '2026-07-28'
@@ -168,8 +168,9 @@ const PLAIN_SCENARIOS: readonly Scenario[] = [
       return problems
     },
     // plugin: the tool as a raw handler; defined: the same tool from defineTools, arguments validated;
+    // bare-tool: the floor that checks the arguments, runs the tool and serialises its result by hand;
     // official validates with the SDK's JSON Schema validator, official-zod and tmcp with zod schemas
-    servers: ['plugin', 'defined', 'bare', 'official', 'official-zod', 'tmcp']
+    servers: ['plugin', 'defined', 'bare', 'bare-tool', 'official', 'official-zod', 'tmcp']
   },
   {
     name: 'legacy tools/call',
@@ -185,7 +186,7 @@ const PLAIN_SCENARIOS: readonly Scenario[] = [
       expect(problems, m.result?.content?.[0]?.text === callTool('search_issues', CALL_ARGUMENTS).content[0]?.text, `content is ${JSON.stringify(m.result?.content)}`)
       return problems
     },
-    servers: ['plugin', 'defined', 'bare', 'official', 'official-zod', 'tmcp']
+    servers: ['plugin', 'defined', 'bare', 'bare-tool', 'official', 'official-zod', 'tmcp']
   }
 ]
 
@@ -203,7 +204,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ...PLAIN_SCENARIOS,
   // what a client mostly does once connected (issue 35): call tools, now and then list them again
   mixOf('call/list 9:1', 'modern tools/call and tools/list (2026-07-28), nine calls to one list on every connection',
-    [{ part: 'tools/call', count: 9 }, { part: 'tools/list', count: 1 }], ['plugin', 'bare'])
+    [{ part: 'tools/call', count: 9 }, { part: 'tools/list', count: 1 }], ['plugin', 'bare', 'bare-tool'])
 ]
 
 /** The plain scenarios whose requests a scenario sends: itself, or a mix's parts. */

@@ -5,31 +5,13 @@
  * checks the bytes it gets back are identical).
  */
 import Fastify from 'fastify'
-import { receive, serve } from '../child.js'
-import { cannedKey } from '../scenarios.js'
+import { serve } from '../child.js'
+import { type CannedBody, receiveAnswers, sendCanned } from './canned.js'
 
-export interface CannedAnswer {
-  /** The request this answers, by method and era (`cannedKey`). */
-  key: string
-  status: number
-  headers: Record<string, string>
-  /** Base64 of the exact body bytes. */
-  body: string
-}
-
-export interface AnswersMessage { type: 'answers', answers: CannedAnswer[] }
-
-const { answers } = await receive<AnswersMessage>('answers')
-const byKey = new Map(answers.map((answer) => [answer.key, { ...answer, body: Buffer.from(answer.body, 'base64') }]))
+const answers = await receiveAnswers()
 
 const app = Fastify()
 app.post('/mcp', (request, reply) => {
-  const key = cannedKey(request.body as Parameters<typeof cannedKey>[0])
-  const answer = key === undefined ? undefined : byKey.get(key)
-  if (answer === undefined) {
-    reply.code(404).send()
-    return
-  }
-  reply.code(answer.status).headers(answer.headers).send(answer.body)
+  sendCanned(answers, request.body as CannedBody, reply)
 })
 await serve(app)
