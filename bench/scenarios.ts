@@ -204,7 +204,7 @@ export const SCENARIOS: readonly Scenario[] = [
   ...PLAIN_SCENARIOS,
   // what a client mostly does once connected (issue 35): call tools, now and then list them again
   mixOf('call/list 9:1', 'modern tools/call and tools/list (2026-07-28), nine calls to one list on every connection',
-    [{ part: 'tools/call', count: 9 }, { part: 'tools/list', count: 1 }], ['plugin', 'bare', 'bare-tool'])
+    [{ part: 'tools/call', count: 9 }, { part: 'tools/list', count: 1 }], ['plugin', 'bare'])
 ]
 
 /** The plain scenarios whose requests a scenario sends: itself, or a mix's parts. */
