@@ -36,8 +36,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { REPO_DIR } from './launch.js'
-import { LEGACY_VERSION, MODERN_VERSION } from './scenarios.js'
 import { COLD_CALL, COLD_TOOL_NAMES, coldAnswer } from './cold-start-catalog.js'
+import { coldRequestOf } from './cold-request.js'
 
 const HELP = `Usage: npx tsx bench/cold-phases.ts [options]
 
@@ -50,23 +50,6 @@ const HELP = `Usage: npx tsx bench/cold-phases.ts [options]
 const PHASES = ['deps', 'import', 'define', 'ready', 'first'] as const
 type Phase = typeof PHASES[number]
 type Sample = Record<Phase | 'warm', number>
-
-/** The request of each era, as bench/cold-start.ts sends it. */
-function requestOf (era: 'legacy' | 'modern'): { headers: Record<string, string>, payload: string } {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }
-  const params: Record<string, unknown> = { name: COLD_CALL.name, arguments: COLD_CALL.arguments }
-  if (era === 'legacy') {
-    headers['mcp-protocol-version'] = LEGACY_VERSION
-  } else {
-    Object.assign(headers, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': COLD_CALL.name })
-    params._meta = {
-      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-      'io.modelcontextprotocol/clientCapabilities': {},
-      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }
-    }
-  }
-  return { headers, payload: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) }
-}
 
 /** The child's script: `entry` is the package's file URL, or null for the floor. */
 function script (entry: string | null, typebox: string, era: 'legacy' | 'modern', clock: 'thread' | 'process'): string {
@@ -83,7 +66,7 @@ const start = cpu()
 const at = {}
 const mark = (phase) => { at[phase] = cpu() - start }
 const names = ${JSON.stringify(COLD_TOOL_NAMES)}
-const { headers, payload } = ${JSON.stringify(requestOf(era))}
+const { headers, body: payload } = ${JSON.stringify(coldRequestOf(era))}
 const answer = (name, args) => ({ content: [{ type: 'text', text: name + ': ' + String(args.query) + ' (' + String(args.limit ?? 'all') + ')' }] })
 let Type
 const input = () => Type.Object({ query: Type.String({ minLength: 1 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) })

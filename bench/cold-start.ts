@@ -29,7 +29,7 @@ import { request as httpRequest, type IncomingHttpHeaders } from 'node:http'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { REPO_DIR, choosePinning, compileServers, launch, pinSelf, readCpuSeconds, readMemory } from './launch.js'
-import { LEGACY_VERSION, MODERN_VERSION } from './scenarios.js'
+import { coldRequestOf } from './cold-request.js'
 import { COLD_ANSWERS_ENV, COLD_CALL, coldAnswer, type ColdAnswer, type ColdAnswers } from './cold-start-catalog.js'
 
 const ALL_SERVERS = ['cold-bare', 'cold-bare-typebox', 'cold-plugin', 'cold-tmcp', 'cold-official'] as const
@@ -53,19 +53,8 @@ const HELP = `Usage: npm run bench:cold-start -- [options]
 const EXPECTED_TEXT = coldAnswer(COLD_CALL.name, COLD_CALL.arguments).content[0]?.text
 
 function requestOf (era: Era): { headers: Record<string, string>, body: string } {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', connection: 'close' }
-  const params: Record<string, unknown> = { name: COLD_CALL.name, arguments: COLD_CALL.arguments }
-  if (era === 'legacy') {
-    headers['mcp-protocol-version'] = LEGACY_VERSION
-  } else {
-    Object.assign(headers, { 'mcp-protocol-version': MODERN_VERSION, 'mcp-method': 'tools/call', 'mcp-name': COLD_CALL.name })
-    params._meta = {
-      'io.modelcontextprotocol/protocolVersion': MODERN_VERSION,
-      'io.modelcontextprotocol/clientCapabilities': {},
-      'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' }
-    }
-  }
-  return { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params }) }
+  const { headers, body } = coldRequestOf(era)
+  return { headers: { ...headers, connection: 'close' }, body }
 }
 
 interface Answer { status: number, headers: IncomingHttpHeaders, bytes: Buffer }
