@@ -9,7 +9,8 @@
  * Anything else (a forged number, another list's cursor, a cursor of another
  * deployment) is refused before any page is looked up or made.
  */
-import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
+import { DerivedKeys } from '../common/derived-keys.js'
 
 /** Separates these keys from anything else the same secret protects (lib/input/request-state.ts). */
 const DOMAIN = 'fastify-mcp-capabilities/list-cursor/v1'
@@ -21,28 +22,17 @@ const CURSOR_TEXT = /^([1-9a-z][0-9a-z]{0,10})\.([A-Za-z0-9_-]{22})$/
 const MAX_CURSOR_LENGTH = 64
 
 export class CursorSeal {
-  readonly #secrets: readonly Buffer[]
-  #derived: readonly Buffer[] | undefined
+  readonly #keys: DerivedKeys
 
   /** Without secrets: a random key of this process (cursors then open only here). */
   constructor (secrets: readonly Buffer[] = [randomBytes(32)]) {
     if (secrets.length === 0) throw new TypeError('CursorSeal needs at least one secret')
-    // copies: the keys are derived from what was given now, even if the caller reuses its buffers
-    this.#secrets = secrets.map((secret) => Buffer.from(secret))
-  }
-
-  /**
-   * Derived on the first cursor, not at registration: a start (and a server
-   * that never pages) skips the HKDF runs (issue 35, cold start).
-   */
-  get #keys (): readonly Buffer[] {
-    this.#derived ??= this.#secrets.map((secret) => Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), DOMAIN, 32)))
-    return this.#derived
+    this.#keys = new DerivedKeys(secrets, DOMAIN)
   }
 
   seal (view: string, seq: number): string {
     const text = seq.toString(36)
-    return text + '.' + this.#tag(this.#keys[0] as Buffer, view, text).toString('base64url')
+    return text + '.' + this.#tag(this.#keys.sealing, view, text).toString('base64url')
   }
 
   /** The sequence number of a cursor this seal issued for `view`; undefined for anything else. */
@@ -54,7 +44,7 @@ export class CursorSeal {
     const tag = Buffer.from(match[2] as string, 'base64url')
     // base64url has several spellings of some bytes: only the one this seal writes.
     if (tag.length !== TAG_BYTES || tag.toString('base64url') !== match[2]) return undefined
-    for (const key of this.#keys) {
+    for (const key of this.#keys.all) {
       if (timingSafeEqual(this.#tag(key, view, text), tag)) {
         const seq = Number.parseInt(text, 36)
         return Number.isSafeInteger(seq) ? seq : undefined

@@ -112,11 +112,16 @@ export function unknownFormats (schema: unknown, found = new Set<string>()): Set
 }
 
 /**
- * The definition error for formats nobody registered. The plugin checks with
- * its own TypeBox (lib/typebox/index.ts): in the built package a copy of its
- * own, so a format registered on a separately imported `@sinclair/typebox`
- * is not seen, and the message names the registry that is.
+ * How to register a format or kind the plugin does not know. The plugin checks
+ * with its own TypeBox (lib/typebox/index.ts): in the built package a copy of
+ * its own, so one registered on a separately imported `@sinclair/typebox` is
+ * not seen, and the message names the registry that is.
  */
+export function registerBeforeDefining (registry: 'FormatRegistry' | 'TypeRegistry'): string {
+  return `register it with ${registry}.Set, ${registry} imported from 'fastify-mcp-capabilities/typebox' (the plugin's own TypeBox; a separately imported @sinclair/typebox has registries of its own), before defining`
+}
+
+/** The definition error for formats nobody registered. */
 export function unknownFormatsProblem (formats: Set<string>): string {
-  return `unknown string format ${[...formats].map((f) => `"${f}"`).join(', ')}: register it with FormatRegistry.Set, FormatRegistry imported from 'fastify-mcp-capabilities/typebox' (the plugin's own TypeBox; a separately imported @sinclair/typebox has registries of its own), before defining`
+  return `unknown string format ${[...formats].map((f) => `"${f}"`).join(', ')}: ${registerBeforeDefining('FormatRegistry')}`
 }

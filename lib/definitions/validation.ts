@@ -22,7 +22,7 @@ import { FST_MCP_INVALID_DEFINITION } from '../errors.js'
 import { clip, LISTED_PROBLEMS } from '../protocol/describe.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { isThenable } from '../common/maybe-promise.js'
-import { registerCommonFormats, unknownFormats, unknownFormatsProblem } from './formats.js'
+import { registerBeforeDefining, registerCommonFormats, unknownFormats, unknownFormatsProblem } from './formats.js'
 import { fillNestedDefaults, loadNestedDefaults } from './nested-defaults.js'
 import { valueCountWithin } from './value-count.js'
 
@@ -280,7 +280,7 @@ function hasReferences (node: unknown, where: string): boolean {
   const kind = (node as { [Kind]?: unknown })[Kind]
   if (typeof kind === 'string') {
     if (!COMPILED_KINDS.has(kind) && !TypeRegistry.Has(kind)) {
-      throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (unknown kind "${kind}": register it with TypeRegistry.Set, TypeRegistry imported from 'fastify-mcp-capabilities/typebox' (the plugin's own TypeBox; a separately imported @sinclair/typebox has registries of its own), before defining)`)
+      throw new FST_MCP_INVALID_DEFINITION(where, `the schema does not compile (unknown kind "${kind}": ${registerBeforeDefining('TypeRegistry')})`)
     }
     if (REFERRING_KINDS.has(kind)) return true
   }

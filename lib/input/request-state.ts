@@ -11,7 +11,8 @@
  * bound to, so a state replayed by another caller fails like a forged one.
  * The first secret seals; every secret opens, so a secret can be rotated.
  */
-import { createCipheriv, createDecipheriv, createHash, hkdfSync, randomBytes } from 'node:crypto'
+import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
+import { DerivedKeys } from '../common/derived-keys.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 
@@ -20,37 +21,22 @@ const DOMAIN = 'fastify-mcp-capabilities/request-state/v2'
 const IV_BYTES = 12
 const TAG_BYTES = 16
 
-function deriveKey (secret: Buffer): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, Buffer.alloc(0), DOMAIN, 32))
-}
-
 function additionalData (binding: string): Buffer {
   return Buffer.from(DOMAIN + '\n' + binding, 'utf8')
 }
 
 export class RequestStateCodec {
-  readonly #secrets: readonly Buffer[]
-  #derived: readonly Buffer[] | undefined
+  readonly #keys: DerivedKeys
 
   constructor (secrets: readonly Buffer[]) {
     if (secrets.length === 0) throw new TypeError('RequestStateCodec needs at least one key')
-    // copies: the keys are derived from what was given now, even if the caller reuses its buffers
-    this.#secrets = secrets.map((secret) => Buffer.from(secret))
-  }
-
-  /**
-   * Derived on the first state sealed or opened, not at registration: a start
-   * (and a server whose tools never ask for input) skips the HKDF runs (issue 35, cold start).
-   */
-  get #keys (): readonly Buffer[] {
-    this.#derived ??= this.#secrets.map(deriveKey)
-    return this.#derived
+    this.#keys = new DerivedKeys(secrets, DOMAIN)
   }
 
   /** Encrypts `payload` for the caller named by `binding` (any string; '' binds to nobody in particular). */
   seal (payload: JsonObject, binding = ''): string {
     const iv = randomBytes(IV_BYTES)
-    const cipher = createCipheriv('aes-256-gcm', this.#keys[0] as Buffer, iv)
+    const cipher = createCipheriv('aes-256-gcm', this.#keys.sealing, iv)
     cipher.setAAD(additionalData(binding))
     const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(payload), 'utf8'), cipher.final(), cipher.getAuthTag()])
     return sealed.toString('base64url')
@@ -65,7 +51,7 @@ export class RequestStateCodec {
     const tag = sealed.subarray(sealed.length - TAG_BYTES)
     const body = sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)
     const aad = additionalData(binding)
-    for (const key of this.#keys) {
+    for (const key of this.#keys.all) {
       let text: string
       try {
         const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })
