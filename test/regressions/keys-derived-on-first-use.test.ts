@@ -2,7 +2,8 @@
 // HKDF-SHA256 (the list-cursor seal's and the requestState codec's),
 // although a start, and a server that never pages or asks for input, needs
 // neither. The keys are now derived when the first cursor or state is sealed
-// or opened (lib/definitions/cursor-seal.ts, lib/input/request-state.ts).
+// or opened (lib/common/derived-keys.ts, used by lib/definitions/cursor-seal.ts
+// and lib/input/request-state.ts).
 // Run in a child process, whose `crypto.hkdfSync` counts its calls.
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
