@@ -116,9 +116,9 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     if (method === 'logging/setLevel' && !isLogLevel(params.level)) {
       return sendError(reply, 200, id, ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`)
     }
-    const meta = params._meta
+    const meta = message.meta
     const stream = new RequestStream(request, reply, {
-      progressToken: isJsonObject(meta) && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
+      progressToken: meta !== undefined && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
       logLevel: caps.logging !== undefined ? legacyLogLevel.levelFor(request) : undefined,
       progressMessage: protocolVersion !== '2024-11-05',
       maxStreamBufferBytes: options.limits.maxStreamBufferBytes

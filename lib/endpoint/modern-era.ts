@@ -117,14 +117,16 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
   }
 
   /** Step 1: the envelope (undefined: refused, answered). `_meta` names a version (string) and the client capabilities (object). */
-  function checkEnvelope ({ id, params }: RequestMessage, reply: FastifyReply): Checked | undefined {
+  function checkEnvelope (message: RequestMessage, reply: FastifyReply): Checked | undefined {
+    const id = message.id
     if (!state.serveModern) {
       // Not a modern error code: a dual-era client reads this as "legacy server" and sends initialize.
       sendError(reply, 400, id, ErrorCode.InvalidRequest,
         `Bad Request: this server speaks only the initialize-based protocol versions ${LEGACY_VERSIONS.join(', ')}`)
       return undefined
     }
-    const meta = params._meta as JsonObject
+    // A modern request's `_meta` is an object (isModernRequest).
+    const meta = message.meta as JsonObject
     const version = meta[META_PROTOCOL_VERSION]
     const clientCapabilities = meta[META_CLIENT_CAPABILITIES]
     if (typeof version !== 'string' || !isJsonObject(clientCapabilities)) {

@@ -152,7 +152,7 @@ function operationOf (message: RequestMessage, request: FastifyRequest, modern: 
 
 function protocolVersionOf (message: RequestMessage, request: FastifyRequest, modern: boolean): string | undefined {
   const version = modern
-    ? (message.params._meta as JsonObject)[META_PROTOCOL_VERSION]
+    ? (message.meta as JsonObject)[META_PROTOCOL_VERSION]
     : message.method === 'initialize' ? message.params.protocolVersion : request.headers['mcp-protocol-version'] ?? '2025-03-26'
   return typeof version === 'string' ? version : undefined
 }
@@ -202,7 +202,7 @@ function createAround (select: HookSelector | undefined, telemetry: McpTelemetry
       ...(attribute === undefined ? undefined : { [attribute]: targetOf(entry, message.params) }),
       id: message.id,
       protocolVersion: protocolVersionOf(message, request, modern),
-      meta: isJsonObject(message.params._meta) ? message.params._meta : {}
+      meta: message.meta ?? {}
     })
     if (trace === undefined) return settle(serve(message, request, reply, next, modern), reply)
     // The span's error.type is noted on the request by whatever answers with an error (errorTypeOf).

@@ -163,12 +163,39 @@ const TASK: Target = Object.freeze({ param: 'taskId', kind: 'task' })
 const same = (schema: TSchema): ModuleMethodOf<string, string>['result'] => Object.freeze({ legacy: schema, modern: schema })
 const EMPTY = same(EmptyResult)
 
+type AnyEntry = Partial<Omit<ModuleMethodOf<string, string>, 'servedBy'> & Omit<EndpointMethod, 'servedBy'>>
+
+/**
+ * Every entry carries every field of both kinds, in one order (undefined
+ * where it does not apply): one hidden class for the whole table, so the
+ * request path reading entries (methodIn, the eras) stays monomorphic
+ * whichever methods a workload mixes.
+ */
+function shaped (servedBy: MethodEntry['servedBy'], entry: AnyEntry): unknown {
+  return Object.freeze({
+    servedBy,
+    eras: entry.eras,
+    target: entry.target,
+    extension: entry.extension,
+    negotiatesVersion: entry.negotiatesVersion,
+    handler: entry.handler,
+    capability: entry.capability,
+    cacheable: entry.cacheable,
+    result: entry.result,
+    list: entry.list,
+    preHandler: entry.preHandler,
+    fallbackResult: entry.fallbackResult,
+    asksClient: entry.asksClient,
+    throwsAsResult: entry.throwsAsResult
+  })
+}
+
 function module<const H extends string, const I extends string = never> (entry: Omit<ModuleMethodOf<H, I>, 'servedBy'>): ModuleMethodOf<H, I> {
-  return Object.freeze({ servedBy: 'module', ...entry })
+  return shaped('module', entry) as ModuleMethodOf<H, I>
 }
 
 function endpoint<const E extends readonly Era[]> (entry: Omit<EndpointMethod, 'servedBy' | 'eras'> & { eras: E }): EndpointMethod & { readonly servedBy: 'endpoint', readonly eras: E } {
-  return Object.freeze({ servedBy: 'endpoint', ...entry })
+  return shaped('endpoint', entry) as EndpointMethod & { readonly servedBy: 'endpoint', readonly eras: E }
 }
 
 function list<const H extends string> (entry: ListMeta<H>): ListMeta<H> {
