@@ -13,6 +13,7 @@
  *   npm run bench:instructions -- --server defined        # the TypeBox-defined tools against the floors
  *   npm run bench:instructions -- --floors bare           # the canned-bytes floor only
  *   npm run bench:instructions -- --top 30                # and where the main thread spends, by function
+ *   npm run bench:instructions -- --isolated              # each scenario in a server of its own
  *
  * Needs valgrind (callgrind_control, callgrind_annotate). The counts are the
  * server's main thread only (`--separate-threads=yes`): the helper threads
@@ -22,6 +23,13 @@
  * Two floors (`--floors`, both by default): bare answers canned bytes;
  * bare-tool, on the tools/call scenarios, also checks the arguments, runs
  * the tool and serialises its result, the work no endpoint avoids.
+ *
+ * By default every scenario is counted in one server process that has served
+ * them all, as production traffic mixes requests: objects of many shapes
+ * reach the request path, and what V8 compiled for one workload must serve
+ * the others. `--isolated` counts each scenario in a fresh server that has
+ * seen only it, the best case; the difference between the two runs is what
+ * mixing costs.
  */
 import { execFileSync } from 'node:child_process'
 import { copyFileSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -225,7 +233,8 @@ async function main (): Promise<void> {
       scenarios: { type: 'string' },
       requests: { type: 'string', default: '2000' },
       'warm-up': { type: 'string', default: '10000' },
-      top: { type: 'string', default: '0' }
+      top: { type: 'string', default: '0' },
+      isolated: { type: 'boolean', default: false }
     }
   })
   const name = values.server as ServerName
@@ -256,10 +265,19 @@ async function main (): Promise<void> {
     await source.stop()
   }
 
-  const ours = await measure(name, scenarios, undefined, reference, settings, schemas)
+  /** The scenarios counted in one server (mixed), or each in a server of its own (`--isolated`). */
+  const measureAll = async (server: ServerName, list: Scenario[], answers: AnswersMessage | undefined): Promise<Map<string, Counted>> => {
+    if (!values.isolated) return await measure(server, list, answers, reference, settings, schemas)
+    const out = new Map<string, Counted>()
+    for (const scenario of list) {
+      for (const [key, value] of await measure(server, [scenario], answers, reference, settings, schemas)) out.set(key, value)
+    }
+    return out
+  }
+  const ours = await measureAll(name, scenarios, undefined)
   const measured = new Map<ServerName, Map<string, Counted>>()
   for (const floor of floors) {
-    if (served(floor).length > 0) measured.set(floor, await measure(floor, served(floor), init, reference, settings, schemas))
+    if (served(floor).length > 0) measured.set(floor, await measureAll(floor, served(floor), init))
   }
   const k = (n: number): string => `${(n / settings.requests / 1000).toFixed(1)}k`
   const row = (scenario: Scenario, count: (c: Counted) => number): string => {
@@ -272,7 +290,7 @@ async function main (): Promise<void> {
     return text
   }
   const header = `${name.padStart(9)}${[...measured.keys()].map((floor) => floor.padStart(11) + 'ratio'.padStart(7)).join('')}`
-  process.stdout.write(`\ninstructions per request on the main thread (${settings.requests} after ${settings.warmUp} of warm-up), ratio = ${name} / floor\n`)
+  process.stdout.write(`\ninstructions per request on the main thread (${settings.requests} after ${settings.warmUp} of warm-up, ${values.isolated ? 'each scenario in a server of its own' : 'every scenario in one server'}), ratio = ${name} / floor\n`)
   process.stdout.write(`${'scenario'.padEnd(20)}${header}   |${header}  (without collector/compilers)\n`)
   for (const scenario of scenarios) {
     process.stdout.write(`${scenario.name.padEnd(20)}${row(scenario, (c) => c.total)}   |${row(scenario, (c) => c.total - c.outside)}\n`)
