@@ -27,6 +27,7 @@ import { build } from 'esbuild'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, posix, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { dropRedundantNames } from './redundant-names.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const OUT = join(ROOT, 'dist', 'lib')
@@ -149,6 +150,13 @@ for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => 
     return `${beside}/${source.slice(at + 'node_modules/'.length)}`
   })
   if (changed) writeFileSync(path, JSON.stringify(map))
+}
+// keepNames' `__name` calls that restate a name the value has anyway (scripts/redundant-names.mjs)
+for (const [file] of outputs) {
+  const path = join(ROOT, file)
+  const source = readFileSync(path, 'utf8')
+  const kept = dropRedundantNames(source)
+  if (kept !== source) writeFileSync(path, kept)
 }
 // esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
 // such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
