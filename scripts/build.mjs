@@ -12,7 +12,7 @@
  * - Code splitting: what two entries share sits once in dist/lib/chunks/, so
  *   a class or symbol imported through `.` and `./testing` is the same one;
  *   a dynamic `import()` stays a lazy chunk there too. What the main entry
- *   loads is one chunk (see `groupedWithMain` below).
+ *   loads is one chunk beside TypeBox's (see `groupedWithMain` below).
  * - Every npm dependency stays external (resolved from the user's
  *   node_modules, peers included), Node's built-ins too, except TypeBox 0.34
  *   (`@sinclair/typebox` and its subpaths): its ~200 ES modules took ~80 ms
@@ -73,8 +73,13 @@ const externalPackagesButTypeBox = {
 
 /** The main entry, which every deployment of the plugin imports. */
 const MAIN = join(ROOT, 'lib', 'index.ts')
-/** Entries used beside the main one (its TypeBox, its Redis parts, its test helpers); `./client` also stands alone. */
-const BESIDE_MAIN = new Set(entryPoints().filter((entry) => entry !== MAIN && !entry.startsWith(join(ROOT, 'lib', 'client') + sep)))
+/**
+ * Entries only ever used beside the main one (its Redis parts, its test helpers). `./client` stands alone;
+ * `./typebox` may be imported without the plugin (schemas shared with other code), and leaving it out
+ * costs two files more at import (TypeBox's chunk, esbuild's helpers), no time measured (bench/cold-phases.ts).
+ */
+const STANDALONE = ['client', 'typebox'].map((dir) => join(ROOT, 'lib', dir) + sep)
+const BESIDE_MAIN = new Set(entryPoints().filter((entry) => entry !== MAIN && !STANDALONE.some((dir) => entry.startsWith(dir))))
 
 /**
  * esbuild's code splitting puts each module in the chunk of the set of entries
@@ -84,7 +89,8 @@ const BESIDE_MAIN = new Set(entryPoints().filter((entry) => entry !== MAIN && !e
  * a millisecond each, bench/cold-phases.ts). Here every entry used beside the
  * main one, and every lazy chunk of lib/, also imports the main entry: the
  * main entry's whole module graph is then reached by the same set and sits
- * in one chunk, a lazy chunk holds only what the main entry does not load,
+ * in one chunk (TypeBox, which `./typebox` reaches too, in a second one),
+ * a lazy chunk holds only what the main entry does not load,
  * and making a part lazy no longer scatters what it shares into new chunks.
  * The added import only orders evaluation: the main entry's modules are
  * already loaded wherever those entries and chunks are used.
