@@ -42,6 +42,7 @@ export class LineRequest extends Readable {
   /** True once the caller went away before the answer ended (a cancelled call), as for an HTTP client that disconnects. */
   aborted = false
   #body: Buffer | undefined
+  #rawHeaders: string[] | undefined
 
   /**
    * `headers` are the transport's (lower case, shared between messages):
@@ -66,9 +67,13 @@ export class LineRequest extends Readable {
     return this.socket
   }
 
-  /** The headers as name/value pairs, as Node keeps them next to `headers`. */
+  /**
+   * The headers as name/value pairs, as Node keeps them next to `headers`:
+   * made on first read and kept, since Node's list too is what arrived, not
+   * what a hook later set on `headers`.
+   */
   get rawHeaders (): string[] {
-    return Object.entries(this.headers).flat()
+    return (this.#rawHeaders ??= Object.entries(this.headers).flat())
   }
 
   override _read (): void {

@@ -162,3 +162,24 @@ t.test('a response the app destroys gets an internal error, and the connection g
   await eventually(() => h.messages.some((m) => m.id === 2))
   t.match(h.messages.find((m) => m.id === 2), { result: { content: [{ text: 'quick' }] } })
 })
+
+t.test('rawHeaders: the pairs of the headers as they arrived, made once per request as Node keeps them', async (t) => {
+  const app = Fastify()
+  const reads: Array<{ first: string[], second: string[], headers: Record<string, unknown> }> = []
+  app.addHook('onRequest', async (request) => {
+    const first = request.raw.rawHeaders
+    request.headers['x-set-by-hook'] = 'later'
+    reads.push({ first, second: request.raw.rawHeaders, headers: { ...request.headers } })
+  })
+  const h = await start(t, app, { aborted: [], progressSent: 0 })
+  h.send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'quick', arguments: {}, _meta: MODERN_META } })
+  await eventually(() => h.messages.some((m) => m.id === 1))
+  const [read] = reads
+  if (read === undefined) return t.fail('the hook did not run')
+  t.equal(read.second, read.first, 'a second read gives the same list, not a new one')
+  t.notOk(read.second.includes('x-set-by-hook'), 'a header a hook set later is not in the list, as in Node\'s')
+  const pairs = new Map<string, string>()
+  for (let i = 0; i < read.first.length; i += 2) pairs.set(read.first[i] as string, read.first[i + 1] as string)
+  t.equal(pairs.get('host'), 'localhost:80')
+  t.equal(pairs.get('content-length'), read.headers['content-length'], 'the pairs carry the request\'s own headers')
+})
