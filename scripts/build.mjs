@@ -11,7 +11,8 @@
  *   dist/lib/client/index.js, ...), beside its declaration file.
  * - Code splitting: what two entries share sits once in dist/lib/chunks/, so
  *   a class or symbol imported through `.` and `./testing` is the same one;
- *   a dynamic `import()` stays a lazy chunk there too.
+ *   a dynamic `import()` stays a lazy chunk there too. What the main entry
+ *   loads is one chunk beside TypeBox's (see `groupedWithMain` below).
  * - Every npm dependency stays external (resolved from the user's
  *   node_modules, peers included), Node's built-ins too, except TypeBox 0.34
  *   (`@sinclair/typebox` and its subpaths): its ~200 ES modules took ~80 ms
@@ -26,6 +27,7 @@ import { build } from 'esbuild'
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { dirname, join, posix, relative, resolve, sep } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { dropRedundantNames } from './redundant-names.mjs'
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 const OUT = join(ROOT, 'dist', 'lib')
@@ -69,6 +71,51 @@ const externalPackagesButTypeBox = {
   }
 }
 
+/** The main entry, which every deployment of the plugin imports. */
+const MAIN = join(ROOT, 'lib', 'index.ts')
+/**
+ * Entries only ever used beside the main one (its Redis parts, its test helpers). `./client` stands alone;
+ * `./typebox` may be imported without the plugin (schemas shared with other code), and leaving it out
+ * costs two files more at import (TypeBox's chunk, esbuild's helpers), no time measured (bench/cold-phases.ts).
+ */
+const STANDALONE = ['client', 'typebox'].map((dir) => join(ROOT, 'lib', dir) + sep)
+const BESIDE_MAIN = new Set(entryPoints().filter((entry) => entry !== MAIN && !STANDALONE.some((dir) => entry.startsWith(dir))))
+
+/**
+ * esbuild's code splitting puts each module in the chunk of the set of entries
+ * (dynamic `import()` targets included) that reach it, so a main entry whose
+ * modules are shared in many different ways was read as 14 small and large
+ * files, each one resolved, read, compiled and linked on its own (about half
+ * a millisecond each, bench/cold-phases.ts). Here every entry used beside the
+ * main one, and every lazy chunk of lib/, also imports the main entry: the
+ * main entry's whole module graph is then reached by the same set and sits
+ * in one chunk (TypeBox, which `./typebox` reaches too, in a second one),
+ * a lazy chunk holds only what the main entry does not load,
+ * and making a part lazy no longer scatters what it shares into new chunks.
+ * The added import only orders evaluation: the main entry's modules are
+ * already loaded wherever those entries and chunks are used.
+ */
+const groupedWithMain = {
+  name: 'grouped-with-main',
+  setup (build) {
+    const importMain = `\nimport ${JSON.stringify(MAIN)}\n`
+    build.onLoad({ filter: /\.ts$/ }, (args) => BESIDE_MAIN.has(args.path)
+      ? { contents: readFileSync(args.path, 'utf8') + importMain, loader: 'ts' }
+      : undefined)
+    build.onResolve({ filter: /^\./ }, async (args) => {
+      if (args.kind !== 'dynamic-import' || args.pluginData === 'grouped') return undefined
+      const target = await build.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: 'grouped' })
+      if (target.errors.length > 0 || !target.path.startsWith(join(ROOT, 'lib') + sep)) return target.errors.length > 0 ? { errors: target.errors } : undefined
+      return { path: target.path, namespace: 'grouped-lazy' }
+    })
+    build.onLoad({ filter: /.*/, namespace: 'grouped-lazy' }, (args) => ({
+      contents: `export * from ${JSON.stringify(args.path)}${importMain}`,
+      resolveDir: dirname(args.path),
+      loader: 'js'
+    }))
+  }
+}
+
 removeOldJavaScript(OUT)
 const result = await build({
   absWorkingDir: ROOT,
@@ -82,7 +129,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  plugins: [externalPackagesButTypeBox],
+  plugins: [groupedWithMain, externalPackagesButTypeBox],
   sourcemap: 'linked',
   // lib/ ships beside dist/: the maps name those files instead of copying them
   sourcesContent: false,
@@ -109,6 +156,13 @@ for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => 
     return `${beside}/${source.slice(at + 'node_modules/'.length)}`
   })
   if (changed) writeFileSync(path, JSON.stringify(map))
+}
+// keepNames' `__name` calls that restate a name the value has anyway (scripts/redundant-names.mjs)
+for (const [file] of outputs) {
+  const path = join(ROOT, file)
+  const source = readFileSync(path, 'utf8')
+  const kept = dropRedundantNames(source)
+  if (kept !== source) writeFileSync(path, kept)
 }
 // esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
 // such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
