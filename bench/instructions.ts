@@ -12,7 +12,8 @@
  *   npm run bench:instructions -- --scenarios tools/call,discover --requests 2000 --warm-up 10000
  *   npm run bench:instructions -- --server defined        # the TypeBox-defined tools against the floors
  *   npm run bench:instructions -- --floors bare           # the canned-bytes floor only
- *   npm run bench:instructions -- --top 30                # and where the main thread spends, by function
+ *   npm run bench:instructions -- --top 30                # and where the main thread spends, by function (self)
+ *   npm run bench:instructions -- --top 60 --inclusive    # the same with each function's callees counted in (what a call costs)
  *   npm run bench:instructions -- --isolated              # each scenario in a server of its own
  *
  * Needs valgrind (callgrind_control, callgrind_annotate). The counts are the
@@ -67,7 +68,7 @@ const OUTSIDE_REQUEST = [
 /** A line of callgrind_annotate: `1,234 (5.6%)  file:function [object]`. */
 const ANNOTATED = /^\s*([\d,]+)\s+(?:\([^)]*\)\s+)?(?:[^:\s]+:(?!:))?(.*?)(?: \[[^\]]*\])?$/
 
-interface Counted { total: number, outside: number, file: string, self?: Map<string, number> }
+interface Counted { total: number, outside: number, file: string, byFunction?: Map<string, number> }
 
 async function send (agent: Agent, port: number, scenario: Scenario): Promise<void> {
   await new Promise<void>((resolve, reject) => {
@@ -125,8 +126,11 @@ function counted (dir: string, label: string): Counted {
   return { total, outside, file }
 }
 
-/** Self Ir per function of a dump, the JIT-compiled functions named from the perf map `--perf-basic-prof` wrote. */
-function selfByFunction (file: string, pid: number): Map<string, number> {
+/**
+ * Ir per function of a dump, self or with its callees (`inclusive`), the
+ * JIT-compiled functions named from the perf map `--perf-basic-prof` wrote.
+ */
+function byFunction (file: string, pid: number, inclusive: boolean): Map<string, number> {
   let map: Array<{ start: number, end: number, name: string }> = []
   try {
     map = readFileSync(`/tmp/perf-${pid}.map`, 'utf8').split('\n').filter(Boolean).map((line) => {
@@ -149,30 +153,30 @@ function selfByFunction (file: string, pid: number): Map<string, number> {
     const entry = map[lo] as { start: number, end: number, name: string }
     return entry.start <= address && address < entry.end ? entry.name : fn
   }
-  const text = execFileSync('callgrind_annotate', ['--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
-  const self = new Map<string, number>()
+  const text = execFileSync('callgrind_annotate', [...(inclusive ? ['--inclusive=yes'] : []), '--threshold=100', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 })
+  const counts = new Map<string, number>()
   for (const line of text.split('\n')) {
     const match = ANNOTATED.exec(line)
     if (match === null || match[2] === undefined || match[2] === '') continue
     if (/PROGRAM TOTALS/.test(match[2])) continue
     const key = name(match[2].trim())
-    self.set(key, (self.get(key) ?? 0) + Number((match[1] as string).replaceAll(',', '')))
+    counts.set(key, (counts.get(key) ?? 0) + Number((match[1] as string).replaceAll(',', '')))
   }
-  return self
+  return counts
 }
 
 /** Where the server's main thread spends more than the floor's per request, function by function. */
-function compare (name: string, floorName: string, ours: Map<string, number>, floor: Map<string, number>, requests: number, limit: number): void {
+function compare (name: string, floorName: string, ours: Map<string, number>, floor: Map<string, number>, requests: number, limit: number, inclusive: boolean): void {
   const rows = [...new Set([...ours.keys(), ...floor.keys()])]
     .map((fn) => ({ fn, a: (ours.get(fn) ?? 0) / requests, b: (floor.get(fn) ?? 0) / requests }))
     .sort((x, y) => Math.abs(y.a - y.b) - Math.abs(x.a - x.b))
-  process.stdout.write(`  ${name.padStart(7)} ${floorName.padStart(9)} ${'diff'.padStart(7)}  function (largest differences, instructions per request)\n`)
+  process.stdout.write(`  ${name.padStart(7)} ${floorName.padStart(9)} ${'diff'.padStart(7)}  function (largest differences, instructions per request, ${inclusive ? 'inclusive' : 'self'})\n`)
   for (const row of rows.slice(0, limit)) {
     process.stdout.write(`  ${row.a.toFixed(0).padStart(7)} ${row.b.toFixed(0).padStart(9)} ${(row.a - row.b).toFixed(0).padStart(7)}  ${row.fn.slice(0, 140)}\n`)
   }
 }
 
-async function measure (name: ServerName, scenarios: Scenario[], init: AnswersMessage | undefined, reference: Map<string, Awaited<ReturnType<typeof capture>>>, settings: { requests: number, warmUp: number, top: number }, schemas: SpecSchemas): Promise<Map<string, Counted>> {
+async function measure (name: ServerName, scenarios: Scenario[], init: AnswersMessage | undefined, reference: Map<string, Awaited<ReturnType<typeof capture>>>, settings: { requests: number, warmUp: number, top: number, inclusive: boolean }, schemas: SpecSchemas): Promise<Map<string, Counted>> {
   const dir = join(OUT_DIR, name)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
@@ -209,7 +213,7 @@ async function measure (name: ServerName, scenarios: Scenario[], init: AnswersMe
       const result = counted(dir, label)
       out.set(scenario.name, result)
       process.stdout.write(`${name} ${scenario.name}: ${(result.total / settings.requests / 1000).toFixed(1)}k instructions per request, ${((result.total - result.outside) / settings.requests / 1000).toFixed(1)}k without the collector and compilers\n`)
-      if (settings.top > 0) result.self = selfByFunction(result.file, server.pid)
+      if (settings.top > 0) result.byFunction = byFunction(result.file, server.pid, settings.inclusive)
     }
   } finally {
     agent.destroy()
@@ -234,7 +238,8 @@ async function main (): Promise<void> {
       requests: { type: 'string', default: '2000' },
       'warm-up': { type: 'string', default: '10000' },
       top: { type: 'string', default: '0' },
-      isolated: { type: 'boolean', default: false }
+      isolated: { type: 'boolean', default: false },
+      inclusive: { type: 'boolean', default: false }
     }
   })
   const name = values.server as ServerName
@@ -245,7 +250,7 @@ async function main (): Promise<void> {
   const served = (floor: ServerName): Scenario[] => SCENARIOS.filter((s) => wanted.includes(s.name) && s.servers.includes(name) && s.servers.includes(floor))
   const scenarios = SCENARIOS.filter((s) => floors.some((floor) => served(floor).includes(s)))
   if (scenarios.length === 0) throw new Error('no scenario selected that a floor serves')
-  const settings = { requests: Number(values.requests), warmUp: Number(values['warm-up']), top: Number(values.top) }
+  const settings = { requests: Number(values.requests), warmUp: Number(values['warm-up']), top: Number(values.top), inclusive: values.inclusive }
 
   process.stdout.write('compiling ...\n')
   compileServers([name, ...floors])
@@ -301,7 +306,7 @@ async function main (): Promise<void> {
         const theirs = counts.get(scenario.name)
         if (theirs === undefined) continue
         process.stdout.write(`\n${scenario.name}, ${name} against ${floor}\n`)
-        compare(name, floor, ours.get(scenario.name)?.self ?? new Map(), theirs.self ?? new Map(), settings.requests, settings.top)
+        compare(name, floor, ours.get(scenario.name)?.byFunction ?? new Map(), theirs.byFunction ?? new Map(), settings.requests, settings.top, settings.inclusive)
       }
     }
   }
