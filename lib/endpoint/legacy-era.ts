@@ -49,11 +49,6 @@ function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): Ser
   return out
 }
 
-/** Writes the JSON-RPC response: on the request's stream when it has one, else as a plain JSON body. */
-function respond (stream: RequestStream | undefined, reply: FastifyReply, status: number, body: string | Buffer): FastifyReply {
-  return stream === undefined ? sendJson(reply, status, body) : stream.respond(status, body)
-}
-
 /** An endpoint-served legacy method; `protocolVersion` is the version header's (or the default), unchecked for `initialize`. */
 type LegacyEndpointHandler = (message: RequestMessage, protocolVersion: string, request: FastifyRequest, reply: FastifyReply) => FastifyReply
 
@@ -122,13 +117,13 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       return sendError(reply, 200, id, ErrorCode.InvalidParams, `Invalid params: "level" must be one of ${LOG_LEVELS.join(', ')}`)
     }
     const meta = message.meta
-    const progressToken = meta !== undefined && isRequestId(meta.progressToken) ? meta.progressToken : undefined
-    const logLevel = caps.logging !== undefined ? legacyLogLevel.levelFor(request) : undefined
-    // With no progress token, no log level and no question for the client nothing can be streamed: no stream object, plain JSON.
-    const stream = progressToken !== undefined || logLevel !== undefined || entry.asksClient === true
-      ? new RequestStream(request, reply, { progressToken, logLevel, progressMessage: protocolVersion !== '2024-11-05', maxStreamBufferBytes: options.limits.maxStreamBufferBytes })
-      : undefined
-    const clientRequests = stream !== undefined && entry.asksClient === true ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
+    const stream = new RequestStream(request, reply, {
+      progressToken: meta !== undefined && isRequestId(meta.progressToken) ? meta.progressToken : undefined,
+      logLevel: caps.logging !== undefined ? legacyLogLevel.levelFor(request) : undefined,
+      progressMessage: protocolVersion !== '2024-11-05',
+      maxStreamBufferBytes: options.limits.maxStreamBufferBytes
+    })
+    const clientRequests = entry.asksClient === true ? new StreamClientRequests(pending, stream, protocolVersion, reply.raw, callerOf(request)) : undefined
     const ctx = new RequestContext(request, reply, 'legacy', protocolVersion, method, null, {}, stream, clientRequests)
     const started = state.operations.invoke(entry, params, ctx)
     // A handler still running is bounded: timed out, or stopped when the server closes.
@@ -137,12 +132,11 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     const filtered = state.filterList === undefined ? invoked : whenSettled(invoked, (o) => (state.filterList as ListFilter)(method, o, request, false))
     // A setLevel answer waits for the level to reach the other instances (a promise within the promise: flattened).
     return whenSettled(filtered, (outcome): FastifyReply | Promise<FastifyReply> => {
-      // A cancelled request without a stream still ends as one with a stream would (see RequestStream.endWithoutResponse).
-      if (outcome === CANCELLED) return (stream ?? new RequestStream(request, reply, { maxStreamBufferBytes: options.limits.maxStreamBufferBytes })).endWithoutResponse()
+      if (outcome === CANCELLED) return stream.endWithoutResponse()
       if (outcome.ok && outcome.result.resultType === 'input_required') {
         // Only 2026-07-28 has input_required results; legacy handlers ask through ctx.elicit() and friends.
         request.log.error({ method }, `MCP handler ${faultSubject(entry, params)} returned an input_required result to a legacy request`)
-        return respond(stream, reply, 200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
+        return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error'))
       }
       let body: string | Buffer
       try {
@@ -150,17 +144,17 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
       } catch (err) {
         // Output JSON cannot carry (a BigInt, a cycle, a throwing getter or toJSON): a server fault.
         request.log.error({ err, method }, `MCP handler ${faultSubject(entry, params)} output could not be serialised as JSON`)
-        return respond(stream, reply, 200, internalErrorResponse(id))
+        return stream.respond(200, internalErrorResponse(id))
       }
       if (outcome.ok && method === 'logging/setLevel') {
         return legacyLogLevel.set(request, params.level as LogLevel).then(
-          () => respond(stream, reply, 200, body),
+          () => stream.respond(200, body),
           (err: unknown) => {
             request.log.error({ err }, 'MCP logging/setLevel: the level could not be shared with the other instances')
-            return respond(stream, reply, 200, errorResponse(id, ErrorCode.InternalError, 'Internal error: the log level could not be applied on every instance'))
+            return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error: the log level could not be applied on every instance'))
           })
       }
-      return respond(stream, reply, 200, body)
+      return stream.respond(200, body)
     }) as FastifyReply | Promise<FastifyReply>
   }
 }

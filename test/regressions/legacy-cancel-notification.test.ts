@@ -55,12 +55,12 @@ async function build (t: Test): Promise<{ app: FastifyInstance, runs: Map<string
   return { app, runs }
 }
 
-function call (app: FastifyInstance, who: string, id: string | number, run: string, options: { accept?: string, progress?: boolean } = {}) {
+function call (app: FastifyInstance, who: string, id: string | number, run: string, options: { accept?: string, progress?: boolean, token?: boolean } = {}) {
   return app.inject({
     method: 'POST',
     url: '/mcp',
     headers: { 'content-type': 'application/json', accept: options.accept ?? 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, authorization: `Bearer ${who}` },
-    payload: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: { run, progress: options.progress === true }, _meta: { progressToken: 'p' } } })
+    payload: JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'slow', arguments: { run, progress: options.progress === true }, _meta: options.token === false ? undefined : { progressToken: 'p' } } })
   })
 }
 
@@ -126,4 +126,23 @@ t.test('a client that takes no stream gets 204', async (t) => {
   const reply = await pending
   t.equal(reply.statusCode, 204)
   t.equal(reply.body, '')
+})
+
+t.test('a request without a progress token ends the same ways when cancelled', async (t) => {
+  const { app, runs } = await build(t)
+  const streamed = call(app, 'alice', 4, 'n1', { token: false })
+  await startedRun(runs, 'n1')
+  await cancel(app, 'alice', 4)
+  const reply = await streamed
+  t.equal(reply.statusCode, 200)
+  t.match(reply.headers['content-type'], /^text\/event-stream/, 'an empty SSE stream')
+  t.equal(reply.body, '')
+  const plain = call(app, 'alice', 5, 'n2', { token: false, accept: 'application/json' })
+  await startedRun(runs, 'n2')
+  await cancel(app, 'alice', 5)
+  t.equal((await plain).statusCode, 204, 'or 204 for a client that takes no stream')
+  const answered = await call(app, 'alice', 6, 'n3', { token: false, progress: true })
+  t.equal(answered.statusCode, 200)
+  t.match(answered.headers['content-type'], /^application\/json/, 'an uncancelled one is answered as plain JSON (ctx.progress without a token sends nothing)')
+  t.match(answered.body, /"result".*finished/)
 })
