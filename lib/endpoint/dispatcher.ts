@@ -18,7 +18,7 @@ import { callerOf } from '../handler/caller.js'
 import { cancelNotified } from '../handler/in-flight.js'
 import { classifyMessage, type JsonObject, type JsonRpcMessage, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
-import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
+import { META_PROTOCOL_VERSION, namesProtocolVersion } from '../protocol/meta.js'
 import { isModernVersion } from '../protocol/versions.js'
 import { sendAccepted, sendError } from '../response/reply.js'
 import type { EndpointAuthorization } from './authorization.js'
@@ -40,8 +40,7 @@ export interface EraHandlers {
 /** A request is modern when its `_meta` names a protocol version (docs/protocol.md). */
 export function isModernRequest (message: JsonRpcMessage): boolean {
   if (message.kind !== 'request' && message.kind !== 'notification') return false
-  const meta = message.meta
-  return meta !== undefined && Object.hasOwn(meta, META_PROTOCOL_VERSION)
+  return namesProtocolVersion(message.meta)
 }
 
 export function createDispatcher (state: EndpointState, auth: EndpointAuthorization | undefined, eras: EraHandlers): PostHandler {

@@ -24,7 +24,7 @@ import type { SessionLimits, SessionRecord, SessionStore } from '../parts/sessio
 import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
 import type { LogLevel } from '../protocol/log-level.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import { META_PROTOCOL_VERSION } from '../protocol/meta.js'
+import { namesProtocolVersion } from '../protocol/meta.js'
 import { sendError } from '../response/reply.js'
 import type { LegacyStreamOwner } from '../streams/legacy-stream.js'
 import type { SubscriptionRegistry } from '../streams/subscriptions.js'
@@ -59,14 +59,12 @@ function requestIdOf (body: unknown): RequestId | undefined {
 
 function isLegacyInitialize (body: unknown): boolean {
   if (!isJsonObject(body) || body.method !== 'initialize' || !isRequestId(body.id) || !isJsonObject(body.params)) return false
-  const meta = body.params._meta
-  return typeof body.params.protocolVersion === 'string' && !(isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION))
+  return typeof body.params.protocolVersion === 'string' && !namesProtocolVersion(body.params._meta)
 }
 
 function isModern (body: unknown): boolean {
   if (!isJsonObject(body) || !isJsonObject(body.params)) return false
-  const meta = body.params._meta
-  return isJsonObject(meta) && Object.hasOwn(meta, META_PROTOCOL_VERSION)
+  return namesProtocolVersion(body.params._meta)
 }
 
 export class LegacySessions {
