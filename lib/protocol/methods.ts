@@ -164,6 +164,9 @@ const same = (schema: TSchema): ModuleMethodOf<string, string>['result'] => Obje
 const EMPTY = same(EmptyResult)
 
 type AnyEntry = Partial<Omit<ModuleMethodOf<string, string>, 'servedBy'> & Omit<EndpointMethod, 'servedBy'>>
+/** Every field of either kind, each present (so a field added to a kind and not listed in `shaped` fails to compile). */
+type EntryField = keyof AnyEntry
+type EveryField = { readonly [K in EntryField]: AnyEntry[K] } & { readonly servedBy: MethodEntry['servedBy'] }
 
 /**
  * Every entry carries every field of both kinds, in one order (undefined
@@ -172,7 +175,7 @@ type AnyEntry = Partial<Omit<ModuleMethodOf<string, string>, 'servedBy'> & Omit<
  * whichever methods a workload mixes.
  */
 function shaped (servedBy: MethodEntry['servedBy'], entry: AnyEntry): unknown {
-  return Object.freeze({
+  const fields: EveryField = {
     servedBy,
     eras: entry.eras,
     target: entry.target,
@@ -187,7 +190,8 @@ function shaped (servedBy: MethodEntry['servedBy'], entry: AnyEntry): unknown {
     fallbackResult: entry.fallbackResult,
     asksClient: entry.asksClient,
     throwsAsResult: entry.throwsAsResult
-  })
+  }
+  return Object.freeze(fields)
 }
 
 function module<const H extends string, const I extends string = never> (entry: Omit<ModuleMethodOf<H, I>, 'servedBy'>): ModuleMethodOf<H, I> {
