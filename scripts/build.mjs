@@ -157,17 +157,15 @@ for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => 
   })
   if (changed) writeFileSync(path, JSON.stringify(map))
 }
-// keepNames' `__name` calls that restate a name the value has anyway (scripts/redundant-names.mjs)
 for (const [file] of outputs) {
   const path = join(ROOT, file)
   const source = readFileSync(path, 'utf8')
+  // keepNames' `__name` calls that restate a name the value has anyway (scripts/redundant-names.mjs)
   const kept = dropRedundantNames(source)
   if (kept !== source) writeFileSync(path, kept)
-}
-// esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
-// such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
-for (const [file] of outputs) {
-  const lines = readFileSync(join(ROOT, file), 'utf8').split('\n')
+  // esbuild escapes non-ASCII text in strings but not everywhere (a regular expression literal keeps it); one
+  // such character makes Node decode the whole file to a two-byte string and V8 scan it so, on every start
+  const lines = kept.split('\n')
   const line = lines.findIndex((text) => /[^\x00-\x7F]/.test(text))
   if (line !== -1) throw new Error(`build: ${file}:${line + 1} holds a non-ASCII character; write it as an escape in lib/: ${lines[line]?.slice(0, 160)}`)
 }
