@@ -3,7 +3,8 @@
  * would advertise what it cannot serve). Protocol errors sent to clients are
  * `McpError` (see mcp-error.ts), not these.
  */
-import createError, { type FastifyErrorConstructor } from '@fastify/error'
+import type { FastifyErrorConstructor } from '@fastify/error'
+import { createError } from './common/commonjs-dependencies.js'
 
 /**
  * The class of one coded error: `new FST_MCP_X(...args)` (or without `new`),

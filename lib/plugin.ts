@@ -14,8 +14,8 @@
  * request are forwarded by the answer router.
  */
 import type { FastifyPluginAsync } from 'fastify'
-import fp from 'fastify-plugin'
 import { withUiView } from './apps/ui-view.js'
+import { fastifyPlugin } from './common/commonjs-dependencies.js'
 import { composeServer } from './definitions/compose.js'
 import { nestedDefaultsLoading } from './definitions/nested-defaults.js'
 import { createEndpointAuthorization } from './endpoint/authorization.js'
@@ -100,4 +100,4 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   })
 }
 
-export const mcpCapabilities = fp(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })
+export const mcpCapabilities = fastifyPlugin(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })

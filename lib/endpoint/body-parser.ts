@@ -4,7 +4,7 @@
  * `constructor.prototype`) is an invalid request: neither reaches a handler.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify'
-import secureJson from 'secure-json-parse'
+import { secureJson } from '../common/commonjs-dependencies.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 
 /** An error the endpoint answers with a JSON-RPC error body (see error-handler.ts). */
