@@ -33,7 +33,8 @@ import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
 import { type McpCapabilitiesOptions, resolveOptions } from './options.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
-import { installRouteTools, toolContexts } from './routes/route-tools.js'
+import { watchRoutes } from './routes/route-tools-on-demand.js'
+import { toolContexts } from './routes/tool-contexts.js'
 import { checkServerModule } from './server-module/module-check.js'
 import { McpTelemetry } from './telemetry/tracing.js'
 
@@ -67,8 +68,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const given = (opts as { prefix?: unknown }).prefix
   const prefix = typeof given === 'string' ? given : undefined
   const path = (prefix === undefined ? '' : prefix.replace(/\/+$/, '')) + options.path
-  // Routes declared from here on with `config.mcp` become tools of the catalogue in the ready sequence (lib/routes/).
-  const settleRouteTools = installRouteTools(fastify, options.routes, composition.tools)
+  // Routes declared from here on with `config.mcp` become tools of the catalogue in the ready sequence (lib/routes/, loaded with `routes`).
+  const settleRouteTools = await watchRoutes(fastify, options.routes, composition.tools)
   // `@opentelemetry/api` with the `telemetry` option, when installed.
   const telemetry = await McpTelemetry.load(options.telemetry, knownNames(composition))
   // `fastify.mcp`, its addHook bound to each context; the hooks are sealed in the ready sequence.
