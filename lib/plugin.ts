@@ -18,7 +18,6 @@ import { withUiView } from './apps/ui-view.js'
 import { fastifyPlugin } from './common/commonjs-dependencies.js'
 import { composeServer } from './definitions/compose.js'
 import { nestedDefaultsLoading } from './definitions/nested-defaults.js'
-import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { createDecorator } from './endpoint/decorator.js'
 import { createDispatcher } from './endpoint/dispatcher.js'
 import { knownNames } from './endpoint/known-names.js'
@@ -55,8 +54,10 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // TypeBox's Value.Default, when a definition declares nested defaults: loaded before the first call, which then stays synchronous.
   await nestedDefaultsLoading()
 
-  // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
-  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, composition.scopes)
+  // The resource server, loaded when `authorization` is set (a chunk of its own in the build), with jose if its JWT verification is used.
+  const auth = options.authorization === undefined
+    ? undefined
+    : await (await import('./endpoint/authorization.js')).createEndpointAuthorization(options.authorization, composition.scopes)
   // Lists pass authorization's filter, then the MCP Apps view (apps/ui-view.ts).
   const state = await openEndpointState(options, composition, fastify.log, withUiView(options.server, auth?.filterListOutcome))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
