@@ -34,8 +34,8 @@ import { type McpCapabilitiesOptions, resolveOptions } from './options.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
 import { watchRoutes } from './routes/route-tools-on-demand.js'
 import { toolContexts } from './routes/tool-contexts.js'
-import { loadTelemetry } from './telemetry/telemetry-on-demand.js'
 import { checkServerModule } from './server-module/module-check.js'
+import { McpTelemetry } from './telemetry/tracing.js'
 
 export type { McpCapabilitiesOptions } from './options.js'
 export type { McpDecorator } from './endpoint/mcp-decorator.js'
@@ -71,8 +71,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const path = (prefix === undefined ? '' : prefix.replace(/\/+$/, '')) + options.path
   // Routes declared from here on with `config.mcp` become tools of the catalogue in the ready sequence (lib/routes/, loaded with `routes`).
   const settleRouteTools = await watchRoutes(fastify, options.routes, composition.tools)
-  // With the `telemetry` option and `@opentelemetry/api` installed: the tracing, loaded now.
-  const telemetry = await loadTelemetry(options.telemetry, () => knownNames(composition))
+  // `@opentelemetry/api` with the `telemetry` option, when installed.
+  const telemetry = await McpTelemetry.load(options.telemetry, knownNames(composition))
   // `fastify.mcp`, its addHook bound to each context; the hooks are sealed in the ready sequence.
   const hooks = hookedDecorator(fastify, createDecorator(state, path, auth), toolContexts(composition.tools))
   fastify.decorate('mcp', { getter: hooks.getter })

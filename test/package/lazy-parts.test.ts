@@ -2,10 +2,8 @@
  * What a deployment does not use is not loaded: importing the built package
  * and serving a plain deployment (defined tools, no option turning a part
  * on) loads no chunk holding route tools (lib/routes/route-tools-on-demand.ts),
- * the tasks machinery (lib/endpoint/state.ts), the OAuth resource server
- * (lib/plugin.ts) or the tracing (lib/telemetry/telemetry-on-demand.ts: the
- * default `telemetry` loads it when `@opentelemetry/api` is installed, as it
- * is here, so the other deployments turn it off); a deployment using one gets its chunk
+ * the tasks machinery (lib/endpoint/state.ts) or the OAuth resource server
+ * (lib/plugin.ts); a deployment using one gets its chunk
  * loaded by the time `ready()` resolves, so no request waits for a load.
  * Checked on dist/ in a fresh plain `node` process whose module hooks record
  * every file loaded, between marks the script writes after each step; a
@@ -38,8 +36,7 @@ const { default: mcpCapabilities, defineTools } = await import('fastify-mcp-capa
 const { Type } = await import('fastify-mcp-capabilities/typebox')
 mark('import')
 const server = defineTools({ echo: { input: Type.Object({ text: Type.String() }), handler: (args) => args.text } })
-// telemetry off but where tested: with @opentelemetry/api installed (as it is here) the default loads the tracing at registration
-const base = { server, serverInfo: { name: 'lazy-parts', version: '1.0.0' }, telemetry: false }
+const base = { server, serverInfo: { name: 'lazy-parts', version: '1.0.0' } }
 const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' }
 const post = async (app, method, params) => JSON.parse((await app.inject({ method: 'POST', url: '/mcp', headers, payload: { jsonrpc: '2.0', id: 1, method, params } })).body)
 
@@ -60,8 +57,7 @@ await withRoutes.close()
 
 const parts = {
   tasks: { tasks: true },
-  authorization: { authorization: { resource: 'https://mcp.example.com', authorizationServers: ['https://auth.example.com'], verifyAccessToken: async () => ({ scopes: [] }) } },
-  telemetry: { telemetry: true }
+  authorization: { authorization: { resource: 'https://mcp.example.com', authorizationServers: ['https://auth.example.com'], verifyAccessToken: async () => ({ scopes: [] }) } }
 }
 for (const [part, options] of Object.entries(parts)) {
   const app = Fastify()
@@ -77,8 +73,7 @@ console.log(JSON.stringify({ echoed, routeTools }))
 const PARTS: ReadonlyArray<{ step: string, module: string }> = [
   { step: 'routes', module: 'lib/routes/route-tools.ts' },
   { step: 'tasks', module: 'lib/tasks/service.ts' },
-  { step: 'authorization', module: 'lib/auth/resource-server.ts' },
-  { step: 'telemetry', module: 'lib/telemetry/tracing.ts' }
+  { step: 'authorization', module: 'lib/auth/resource-server.ts' }
 ]
 
 function run (env: NodeJS.ProcessEnv): Promise<{ echoed: string, routeTools: string[] }> {
