@@ -130,7 +130,7 @@ export type { EventBus, McpEvent, McpEventListener, ListName } from './parts/eve
 export { MemoryAnswerRouter } from './parts/answer-router.js'
 export type { AnswerRouter, AnswerReceiver } from './parts/answer-router.js'
 export type { ScaleOptions, SessionOptions } from './options.js'
-export type { RoutesOptions, RouteToolOptions } from './routes/route-tools.js'
+export type { RoutesOptions, RouteToolOptions } from './routes/routes-option.js'
 export type { McpRouteToolRequest } from './routes/inner-request.js'
 export { serveStdio } from './stdio/serve-stdio-on-demand.js'
 export type { StdioServer } from './stdio/serve-stdio.js'

@@ -37,7 +37,7 @@ import { AUTHORIZATION, type AuthorizationOptions } from './auth/authorization-o
 import { array, type At, boolean, check, custom, func, group, integer, map, maybe, oneOf, or, perRequest, type Spec, type SpecValue, string, toggle, withMethods } from './check/option-spec.js'
 import { MAX_TIMER_MS } from './common/timers.js'
 import { DEFAULT_TOOL_ERROR_MODE, TOOL_ERROR_MODES, type ToolErrorMode } from './handler/tool-errors.js'
-import { ROUTES_OPTION, type RoutesOptions } from './routes/route-tools.js'
+import { ROUTES_OPTION, type RoutesOptions } from './routes/routes-option.js'
 
 export const DEFAULT_PATH = '/mcp'
 export const DEFAULT_ERA = 'dual'

@@ -18,7 +18,6 @@ import { withUiView } from './apps/ui-view.js'
 import { fastifyPlugin } from './common/commonjs-dependencies.js'
 import { composeServer } from './definitions/compose.js'
 import { nestedDefaultsLoading } from './definitions/nested-defaults.js'
-import { createEndpointAuthorization } from './endpoint/authorization.js'
 import { createDecorator } from './endpoint/decorator.js'
 import { createDispatcher } from './endpoint/dispatcher.js'
 import { knownNames } from './endpoint/known-names.js'
@@ -33,7 +32,8 @@ import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
 import { type McpCapabilitiesOptions, resolveOptions } from './options.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
-import { installRouteTools, toolContexts } from './routes/route-tools.js'
+import { watchRoutes } from './routes/route-tools-on-demand.js'
+import { toolContexts } from './routes/tool-contexts.js'
 import { checkServerModule } from './server-module/module-check.js'
 import { McpTelemetry } from './telemetry/tracing.js'
 
@@ -54,8 +54,10 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // TypeBox's Value.Default, when a definition declares nested defaults: loaded before the first call, which then stays synchronous.
   await nestedDefaultsLoading()
 
-  // The resource server (when `authorization` is set), with jose loaded if its JWT verification is used.
-  const auth = options.authorization === undefined ? undefined : await createEndpointAuthorization(options.authorization, composition.scopes)
+  // The resource server, loaded when `authorization` is set (a chunk of its own in the build), with jose if its JWT verification is used.
+  const auth = options.authorization === undefined
+    ? undefined
+    : await (await import('./endpoint/authorization.js')).createEndpointAuthorization(options.authorization, composition.scopes)
   // Lists pass authorization's filter, then the MCP Apps view (apps/ui-view.ts).
   const state = await openEndpointState(options, composition, fastify.log, withUiView(options.server, auth?.filterListOutcome))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
@@ -67,8 +69,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   const given = (opts as { prefix?: unknown }).prefix
   const prefix = typeof given === 'string' ? given : undefined
   const path = (prefix === undefined ? '' : prefix.replace(/\/+$/, '')) + options.path
-  // Routes declared from here on with `config.mcp` become tools of the catalogue in the ready sequence (lib/routes/).
-  const settleRouteTools = installRouteTools(fastify, options.routes, composition.tools)
+  // Routes declared from here on with `config.mcp` become tools of the catalogue in the ready sequence (lib/routes/, loaded with `routes`).
+  const settleRouteTools = await watchRoutes(fastify, options.routes, composition.tools)
   // `@opentelemetry/api` with the `telemetry` option, when installed.
   const telemetry = await McpTelemetry.load(options.telemetry, knownNames(composition))
   // `fastify.mcp`, its addHook bound to each context; the hooks are sealed in the ready sequence.

@@ -8,7 +8,7 @@
 import type { FastifyRequest } from 'fastify'
 import type { VerifiedAccessToken } from './verified-token.js'
 import { isScopeToken } from './challenge.js'
-import { isSecureOrLoopback } from './issuer-metadata.js'
+import { isSecureOrLoopback } from './secure-url.js'
 import { ASYMMETRIC_ALGORITHMS, type JwtSettings } from './jwt-settings.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import { array, type At, boolean, check, custom, func, group, integer, isPlainObject, map, maybe, record, type SpecValue, string, toggle } from '../check/option-spec.js'

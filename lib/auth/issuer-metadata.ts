@@ -6,18 +6,7 @@
  * exactly the issuer asked for (RFC 8414 section 3.3).
  */
 import { MAX_METADATA_BYTES, readBounded } from './bounded-fetch.js'
-
-/** A host on this machine: `localhost` (and its subdomains), 127.0.0.1, [::1]. */
-export function isLoopback (url: URL): boolean {
-  const host = url.hostname
-  return host === 'localhost' || host === '127.0.0.1' || host === '[::1]' || host.endsWith('.localhost')
-}
-
-/** Loopback hosts may use plain http (local development and tests); everything else must be https. */
-export function isSecureOrLoopback (url: URL): boolean {
-  if (url.protocol === 'https:') return true
-  return url.protocol === 'http:' && isLoopback(url)
-}
+import { isLoopback, isSecureOrLoopback } from './secure-url.js'
 
 /**
  * Whether an issuer's metadata may send the key-set fetch to `jwksUri`:

@@ -17,7 +17,7 @@ import { PendingRequests } from '../input/pending-requests.js'
 import type { McpEvent } from '../parts/event-bus.js'
 import { SharedParts } from '../parts/lifecycle.js'
 import { SubscriptionRegistry } from '../streams/subscriptions.js'
-import { TaskService } from '../tasks/service.js'
+import type { TaskService } from '../tasks/service.js'
 import { LegacyLogLevel } from './legacy-log-level.js'
 import { LegacySessions } from './legacy-sessions.js'
 import { MemorySessionStore } from '../parts/session-store.js'
@@ -74,6 +74,8 @@ export interface EndpointState {
 
 /** Builds and opens the endpoint's state; throws (having closed what it opened) when a part cannot be made or reached. */
 export async function openEndpointState (options: ResolvedOptions, composition: Composition, log: FastifyBaseLogger, filterList?: ListFilter): Promise<EndpointState> {
+  // The tasks machinery, loaded with `tasks` only (lib/tasks/service.ts: a chunk of its own in the build, which importing the package skips).
+  const Tasks = options.tasks === undefined ? undefined : (await import('../tasks/service.js')).TaskService
   // Both shapes are built (and checked) whatever the era, so a module that
   // could not be served in one era fails registration rather than a request.
   const legacy = buildCapabilities(options.server, { era: 'legacy', sessions: options.sessions !== undefined }) as LegacyServerCapabilities
@@ -149,9 +151,9 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
 
   // The tasks extension: records in the configured store (default: per endpoint, in memory), work in this process.
   let tasks: TaskService | undefined
-  if (options.tasks !== undefined) {
+  if (Tasks !== undefined && options.tasks !== undefined) {
     try {
-      tasks = new TaskService({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.security.toolErrors })
+      tasks = new Tasks({ ...options.tasks, store: options.scale.taskStore, bus: parts.bus, log, toolErrors: options.security.toolErrors })
     } catch (err) {
       changes.close()
       await parts.close()

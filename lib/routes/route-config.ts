@@ -6,6 +6,7 @@ import { FST_MCP_INVALID_ROUTE_TOOL } from '../errors.js'
 import type { Icon, ToolAnnotations } from '../protocol/schemas.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { isPlainObject } from '../definitions/plain.js'
+import { RESERVED_HEADERS } from './reserved-headers.js'
 
 /** `config.mcp` of a route: `true`, or this object. */
 export interface RouteToolOptions {
@@ -41,8 +42,6 @@ export interface CheckedRouteTool extends Omit<RouteToolOptions, 'headers'> {
 }
 
 const KNOWN = ['name', 'title', 'description', 'annotations', 'icons', '_meta', 'scopes', 'method', 'params', 'querystring', 'body', 'headers']
-/** Headers a tool's arguments may not set: the request's framing, and identity, which is the endpoint's decision (README, routes as tools). */
-export const RESERVED_HEADERS: ReadonlySet<string> = new Set(['host', 'content-length', 'content-type', 'transfer-encoding', 'connection', 'authorization', 'cookie', 'proxy-authorization'])
 
 export function checkRouteTool (value: unknown, route: string): CheckedRouteTool {
   if (value === true) return { headers: [] }

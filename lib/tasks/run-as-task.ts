@@ -6,8 +6,8 @@
  */
 import { heapCostWithin, MAX_COST_PER_CHARACTER } from './argument-cost.js'
 import { type TaskPlan, taskPlanOf } from './call-plan.js'
-import { TaskContext } from './task-context.js'
-import { missingTasksError } from './task-methods.js'
+import { missingTasksError } from './missing-tasks-error.js'
+import { isTaskContext } from './task-contexts.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { declaresTasks, TASKS_EXTENSION } from '../server-module/capabilities.js'
 import type { HandlerContext, TaskCreatedResult } from '../server-module/contract.js'
@@ -49,7 +49,7 @@ export function canRunAsTask (ctx: HandlerContext): boolean {
 
 /** The call's plan, when `ctx` serves a request (not a task) that may create a task. */
 function planOf (ctx: HandlerContext): TaskPlan | undefined {
-  if (ctx instanceof TaskContext) return undefined
+  if (isTaskContext(ctx)) return undefined
   return taskPlanOf(ctx.request)
 }
 

@@ -11,6 +11,7 @@ import type { LogLevel } from '../protocol/log-level.js'
 import type { Era } from '../protocol/methods.js'
 import type { ClientInfo, HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { TaskRun } from './runs.js'
+import { markTaskContext } from './task-contexts.js'
 
 /** What a task's context asks of the tasks service. */
 export interface TaskQuestions {
@@ -48,6 +49,7 @@ export class TaskContext extends ClientAsking implements HandlerContext {
     this.clientInfo = outer.clientInfo
     this.clientCapabilities = outer.clientCapabilities
     this.logger = outer.logger.child({ taskId: run.taskId })
+    markTaskContext(this)
   }
 
   get request (): FastifyRequest {

@@ -7,10 +7,11 @@ import type { FastifyRequest } from 'fastify'
 import { INTERNAL_ERROR_OUTCOME, type Outcome } from '../handler/invoke.js'
 import { answerProblem } from '../protocol/client-request-wire.js'
 import { isJsonObject } from '../protocol/jsonrpc.js'
-import { ErrorCode, McpError } from '../protocol/mcp-error.js'
-import { declaresTasks, TASKS_EXTENSION } from '../server-module/capabilities.js'
+import { ErrorCode } from '../protocol/mcp-error.js'
+import { declaresTasks } from '../server-module/capabilities.js'
 import type { JsonObject } from '../server-module/contract.js'
 import { isTerminal, type StoredTask, type TaskLimits, type TaskStore } from '../parts/task-store.js'
+import { missingTasksError } from './missing-tasks-error.js'
 
 /** What the methods need of the tasks service. */
 export interface TaskMethodsHost {
@@ -19,12 +20,6 @@ export interface TaskMethodsHost {
   ownerOf (request: FastifyRequest): string
   /** A task changed here: the run (if here) acts on it, and every instance hears of it. */
   changed (task: StoredTask): void
-}
-
-export function missingTasksError (): McpError {
-  return new McpError(ErrorCode.MissingRequiredClientCapability,
-    `Missing required client capability: extension ${TASKS_EXTENSION}`,
-    { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } })
 }
 
 const NOT_FOUND: Outcome = Object.freeze({ ok: false, code: ErrorCode.InvalidParams, message: 'Invalid params: task not found (unknown, expired, or not yours)' })
