@@ -110,6 +110,9 @@ const TOOL_FIELDS = {
   handler: callback('a function (args, ctx) returning the result', true)
 }
 
+/** The listed fields copied as given: checked against `Tool` when a definition has any. */
+const UNCHECKED_FIELDS = ['annotations', 'icons', '_meta'] as const
+
 function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unknown>): { tool: Tool, json: string, compiled: CompiledTool, scopes: readonly string[] | undefined } {
   const where = `tool "${name}"`
   if (!TOOL_NAME.test(name)) throw new FST_MCP_INVALID_DEFINITION(where, 'a tool name is 1 to 128 characters of A-Z, a-z, 0-9, "_", "-" and "."')
@@ -122,8 +125,9 @@ function compileTool (name: string, definition: ToolDefinition<ObjectSchema, unk
   // the handler's own object is checked as it is: no defaults written into it
   const output = definition.output === undefined ? undefined : adaptSchema(definition.output, { where: `${where} (output)`, root: 'result', direction: 'output' })
   if (output !== undefined) tool.outputSchema = output.listed
-  copyFields(definition as unknown as Record<string, unknown>, tool, ['annotations', 'icons', '_meta'], where)
-  checkListed(Tool, tool, where, 'Tool')
+  copyFields(definition as unknown as Record<string, unknown>, tool, UNCHECKED_FIELDS, where)
+  // The other fields match `Tool` by construction (the name's pattern, TEXT, object schemas): only these need the spec's check.
+  if (UNCHECKED_FIELDS.some((field) => tool[field] !== undefined)) checkListed(Tool, tool, where, 'Tool')
   // The schemas' texts are known already (JSON.stringify(JSON.parse(text)) is text): only the rest is serialised.
   const known: Record<string, string | undefined> = { inputSchema: input.defaults ? undefined : input.text, outputSchema: output?.text }
   let json = ''

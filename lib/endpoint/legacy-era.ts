@@ -52,7 +52,23 @@ function serverInfoFor (version: LegacyVersion, info: Readonly<ServerInfo>): Ser
 /** An endpoint-served legacy method; `protocolVersion` is the version header's (or the default), unchecked for `initialize`. */
 type LegacyEndpointHandler = (message: RequestMessage, protocolVersion: string, request: FastifyRequest, reply: FastifyReply) => FastifyReply
 
+function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {
+  return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion,
+    `Unsupported protocol version ${clip(requested)}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
+    { supported: [...MODERN_VERSIONS], requested })
+}
+
+/** A modern-only endpoint's answer to every legacy request: the version it asked for (in `initialize`'s params, else the header) is unsupported. */
+const refuseLegacy: EraHandler = ({ id, method, params }, request, reply) => {
+  const entry = methodIn('legacy', method)
+  const negotiates = entry?.servedBy === 'endpoint' && entry.negotiatesVersion === true
+  const requested = negotiates && typeof params.protocolVersion === 'string' ? params.protocolVersion : request.headers['mcp-protocol-version']
+  return unsupported(reply, id, typeof requested === 'string' ? requested : VERSION_WITHOUT_HEADER)
+}
+
 export function createLegacyHandler (state: EndpointState): EraHandler {
+  // Modern only: nothing of the era is built (initialize results, the method handlers).
+  if (!state.serveLegacy) return refuseLegacy
   const { options, capabilities, pending, legacyLogLevel } = state
   const caps = capabilities.legacy
 
@@ -65,12 +81,6 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     }
     if (options.instructions !== undefined) result.instructions = options.instructions
     initializeResults.set(version, prepareResult(result))
-  }
-
-  function unsupported (reply: FastifyReply, id: RequestId, requested: string): FastifyReply {
-    return sendError(reply, 400, id, ErrorCode.UnsupportedProtocolVersion,
-      `Unsupported protocol version ${clip(requested)}: this server speaks only ${MODERN_VERSIONS.join(', ')}`,
-      { supported: [...MODERN_VERSIONS], requested })
   }
 
   // The methods the endpoint serves itself in this era (the method table marks them).
@@ -94,11 +104,6 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
     const entry = methodIn('legacy', method)
     // `initialize` negotiates the version in its params; every other request names it in the header.
     const negotiates = entry?.servedBy === 'endpoint' && entry.negotiatesVersion === true
-
-    if (!state.serveLegacy) {
-      const requested = negotiates && typeof params.protocolVersion === 'string' ? params.protocolVersion : header
-      return unsupported(reply, id, typeof requested === 'string' ? requested : VERSION_WITHOUT_HEADER)
-    }
 
     let protocolVersion: string = VERSION_WITHOUT_HEADER
     if (header !== undefined && !negotiates) {

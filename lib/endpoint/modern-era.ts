@@ -82,7 +82,15 @@ interface Opened { readonly ctx: RequestContext, readonly stream: RequestStream 
 /** With authorization: ends a listen stream when its caller's token expires. */
 export type ExpiryWatch = (request: FastifyRequest, reply: FastifyReply) => void
 
+/** A legacy-only endpoint's answer to every modern request. */
+const refuseModern: EraHandler = (message, _request, reply) =>
+  // Not a modern error code: a dual-era client reads this as "legacy server" and sends initialize.
+  sendError(reply, 400, message.id, ErrorCode.InvalidRequest,
+    `Bad Request: this server speaks only the initialize-based protocol versions ${LEGACY_VERSIONS.join(', ')}`)
+
 export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryWatch): EraHandler {
+  // Legacy only: nothing of the era is built (the result stamping, discover, listen, the requestState codec).
+  if (!state.serveModern) return refuseModern
   const { options, tasks } = state
   const caps = state.capabilities.modern
   const answer = createModernAnswer(options.serverInfo, options.cacheHints.results)
@@ -119,12 +127,6 @@ export function createModernHandler (state: EndpointState, endAtExpiry?: ExpiryW
   /** Step 1: the envelope (undefined: refused, answered). `_meta` names a version (string) and the client capabilities (object). */
   function checkEnvelope (message: RequestMessage, reply: FastifyReply): Checked | undefined {
     const id = message.id
-    if (!state.serveModern) {
-      // Not a modern error code: a dual-era client reads this as "legacy server" and sends initialize.
-      sendError(reply, 400, id, ErrorCode.InvalidRequest,
-        `Bad Request: this server speaks only the initialize-based protocol versions ${LEGACY_VERSIONS.join(', ')}`)
-      return undefined
-    }
     // A modern request's `_meta` is an object (isModernRequest).
     const meta = message.meta as JsonObject
     const version = meta[META_PROTOCOL_VERSION]

@@ -178,6 +178,9 @@ t.test('mistakes in definitions fail at once with FST_MCP_INVALID_DEFINITION', a
     ['a class instance as input', () => defineTools({ x: { input: new Map() as any, handler } }), /tool "x" \(input\): expected a TypeBox object .*Standard Schema .*plain JSON Schema object/],
     ['unknown format', () => defineTools({ x: { input: Type.Object({ s: Type.String({ format: 'fancy' }) }), handler } }), /unknown string format "fancy"/],
     ['bad annotations', () => defineTools({ x: { annotations: { readOnlyHint: 'yes' } as any, handler } }), /not a valid Tool: \/annotations\/readOnlyHint/],
+    // each field the spec's check is kept for (the others match `Tool` by construction)
+    ['bad icons', () => defineTools({ x: { icons: [{ sizes: ['48x48'] }] as any, handler } }), /not a valid Tool: \/icons\/0\/src/],
+    ['_meta not an object', () => defineTools({ x: { _meta: ['a'] as any, handler } }), /not a valid Tool: \/_meta/],
     ['bad scopes', () => defineTools({ x: { scopes: ['a b'], handler } }), /tool "x": "scopes\[0\]": expected a scope name \(a non-empty string without spaces\)/],
     ['scopes not an array', () => defineTools({ x: { scopes: 'a', handler } as any }), /tool "x": "scopes": expected an array of scope names/],
     ['not an object', () => defineTools(null as any), /expected an object of tool definitions/]
