@@ -26,7 +26,7 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { REPO_DIR } from './launch.js'
-import { COLD_TOOL_NAMES } from './cold-start-catalog.js'
+import { coldSteps, typeboxOf } from './cold-steps.js'
 import { coldRequestOf } from './cold-request.js'
 
 const STEPS = ['import', 'define', 'ready', 'first'] as const
@@ -37,36 +37,10 @@ function script (entry: string | null, typebox: string, era: string): string {
   return `
 import { spawn } from 'node:child_process'
 const dump = (name) => new Promise((resolve) => spawn('callgrind_control', ['-d', name, String(process.pid)], { stdio: 'ignore' }).on('exit', resolve))
-const names = ${JSON.stringify(COLD_TOOL_NAMES)}
-const answer = (name, args) => ({ content: [{ type: 'text', text: name + ': ' + String(args.query) }] })
 const Fastify = (await import('fastify')).default
 // the first dumps compile what dumping runs: not counted in a step
 await dump('start'); await dump('warm')
-let Type
-const input = () => Type.Object({ query: Type.String({ minLength: 1 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) })
-let app
-if (${JSON.stringify(entry)} === null) {
-  Type = (await import('@sinclair/typebox')).Type
-  const { TypeCompiler } = await import('@sinclair/typebox/compiler')
-  await dump('import')
-  const checks = new Map(names.map((name) => [name, TypeCompiler.Compile(input())]))
-  await dump('define')
-  app = Fastify()
-  app.post('/mcp', (request, reply) => {
-    const params = request.body?.params
-    const check = checks.get(params?.name ?? '')
-    if (check === undefined || !check.Check(params?.arguments)) return reply.code(400).send({ error: 'invalid arguments' })
-    reply.send({ jsonrpc: '2.0', id: request.body.id, result: answer(params.name, params.arguments) })
-  })
-} else {
-  const { default: mcpCapabilities, defineTools } = await import(${JSON.stringify(entry)})
-  Type = (await import(${JSON.stringify(typebox)})).Type
-  await dump('import')
-  const tools = defineTools(Object.fromEntries(names.map((name) => [name, { title: name, description: 'The ' + name + ' tool.', input: input(), handler: (args) => answer(name, args) }])))
-  await dump('define')
-  app = Fastify()
-  app.register(mcpCapabilities, { server: tools, serverInfo: { name: 'cold-instructions', version: '1.0.0' }, era: ${JSON.stringify(era)}, path: '/mcp' })
-}
+${coldSteps(entry, typebox, era, (step) => `await dump('${step}')`)}
 await app.ready()
 await dump('ready')
 const first = await app.inject({ method: 'POST', url: '/mcp', headers: ${JSON.stringify(headers)}, payload: ${JSON.stringify(body)} })
@@ -115,8 +89,7 @@ for (const { entry } of contenders) {
 const millions = (n: number): string => (n / 1e6).toFixed(1)
 console.log(`Main-thread instructions per step, millions (without the collector in parentheses); plugin era ${args.era}`)
 for (const { label, entry, cwd } of contenders) {
-  const typebox = entry === null ? '@sinclair/typebox' : existsSync(new URL('typebox/index.js', entry)) ? new URL('typebox/index.js', entry).href : '@sinclair/typebox'
-  const counts = countsOf(entry, typebox, args.era, cwd)
+  const counts = countsOf(entry, typeboxOf(entry), args.era, cwd)
   const steps = STEPS.map((step) => {
     const count = counts.get(step)
     return count === undefined ? `${step} ?` : `${step} ${millions(count.total)} (${millions(count.total - count.gc)})`

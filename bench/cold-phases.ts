@@ -36,7 +36,8 @@ import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
 import { REPO_DIR } from './launch.js'
-import { COLD_CALL, COLD_TOOL_NAMES, coldAnswer } from './cold-start-catalog.js'
+import { COLD_CALL, coldAnswer } from './cold-start-catalog.js'
+import { coldSteps, typeboxOf } from './cold-steps.js'
 import { coldRequestOf } from './cold-request.js'
 
 const HELP = `Usage: npx tsx bench/cold-phases.ts [options]
@@ -65,36 +66,10 @@ const cpu = () => {
 const start = cpu()
 const at = {}
 const mark = (phase) => { at[phase] = cpu() - start }
-const names = ${JSON.stringify(COLD_TOOL_NAMES)}
 const { headers, body: payload } = ${JSON.stringify(coldRequestOf(era))}
-const answer = (name, args) => ({ content: [{ type: 'text', text: name + ': ' + String(args.query) + ' (' + String(args.limit ?? 'all') + ')' }] })
-let Type
-const input = () => Type.Object({ query: Type.String({ minLength: 1 }), limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })) })
 const Fastify = (await import('fastify')).default
 mark('deps')
-let app
-if (${JSON.stringify(entry)} === null) {
-  Type = (await import('@sinclair/typebox')).Type
-  const { TypeCompiler } = await import('@sinclair/typebox/compiler')
-  mark('import')
-  const checks = new Map(names.map((name) => [name, TypeCompiler.Compile(input())]))
-  mark('define')
-  app = Fastify()
-  app.post('/mcp', (request, reply) => {
-    const params = request.body?.params
-    const check = checks.get(params?.name ?? '')
-    if (check === undefined || !check.Check(params?.arguments)) return reply.code(400).send({ error: 'invalid arguments' })
-    reply.send({ jsonrpc: '2.0', id: request.body.id, result: answer(params.name, params.arguments) })
-  })
-} else {
-  const { default: mcpCapabilities, defineTools } = await import(${JSON.stringify(entry)})
-  Type = (await import(${JSON.stringify(typebox)})).Type
-  mark('import')
-  const tools = defineTools(Object.fromEntries(names.map((name) => [name, { title: name, description: 'The ' + name + ' tool.', input: input(), handler: (args) => answer(name, args) }])))
-  mark('define')
-  app = Fastify()
-  app.register(mcpCapabilities, { server: tools, serverInfo: { name: 'cold-phases', version: '1.0.0' }, era: 'dual', path: '/mcp' })
-}
+${coldSteps(entry, typebox, era, (step) => `mark('${step}')`)}
 await app.ready()
 mark('ready')
 const call = () => app.inject({ method: 'POST', url: '/mcp', headers, payload })
@@ -140,13 +115,6 @@ const contenders: Array<{ label: string, entry: string | null, cwd: string }> = 
 if (args.before !== undefined) contenders.push({ label: 'before', entry: pathToFileURL(join(args.before, 'dist', 'lib', 'index.js')).href, cwd: args.before })
 for (const { entry } of contenders) {
   if (entry !== null && !existsSync(new URL(entry))) throw new Error(`${entry} is missing: run npm run build there`)
-}
-
-/** The TypeBox a build offers beside its entry, or the peer for a build without one. */
-function typeboxOf (entry: string | null): string {
-  if (entry === null) return '@sinclair/typebox'
-  const offered = new URL('typebox/index.js', entry)
-  return existsSync(offered) ? offered.href : '@sinclair/typebox'
 }
 
 const samples = new Map<string, Sample[]>(contenders.map(({ label }) => [label, []]))
