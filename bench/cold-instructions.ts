@@ -20,13 +20,11 @@
  * `tools/call` (the plugin is registered with the era given).
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { REPO_DIR } from './launch.js'
-import { coldSteps, typeboxOf } from './cold-steps.js'
+import { coldContenders, coldSteps, typeboxOf } from './cold-steps.js'
 import { coldRequestOf } from './cold-request.js'
 
 const STEPS = ['import', 'define', 'ready', 'first'] as const
@@ -77,14 +75,7 @@ function countsOf (entry: string | null, typebox: string, era: string, cwd: stri
 }
 
 const { values: args } = parseArgs({ options: { era: { type: 'string', default: 'dual' }, before: { type: 'string' } } })
-const contenders: Array<{ label: string, entry: string | null, cwd: string }> = [
-  { label: 'floor', entry: null, cwd: REPO_DIR },
-  { label: 'plugin', entry: pathToFileURL(join(REPO_DIR, 'dist', 'lib', 'index.js')).href, cwd: REPO_DIR }
-]
-if (args.before !== undefined) contenders.push({ label: 'before', entry: pathToFileURL(join(args.before, 'dist', 'lib', 'index.js')).href, cwd: args.before })
-for (const { entry } of contenders) {
-  if (entry !== null && !existsSync(new URL(entry))) throw new Error(`${entry} is missing: run npm run build there`)
-}
+const contenders = coldContenders(args.before)
 
 const millions = (n: number): string => (n / 1e6).toFixed(1)
 console.log(`Main-thread instructions per step, millions (without the collector in parentheses); plugin era ${args.era}`)

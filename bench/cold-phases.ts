@@ -31,13 +31,9 @@
  *   npx tsx bench/cold-phases.ts --rounds 21 --era modern --before /path/to/other/checkout
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { join } from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { parseArgs } from 'node:util'
-import { REPO_DIR } from './launch.js'
 import { COLD_CALL, coldAnswer } from './cold-start-catalog.js'
-import { coldSteps, typeboxOf } from './cold-steps.js'
+import { coldContenders, coldSteps, typeboxOf } from './cold-steps.js'
 import { coldRequestOf } from './cold-request.js'
 
 const HELP = `Usage: npx tsx bench/cold-phases.ts [options]
@@ -108,14 +104,7 @@ if (args.help) {
 const era = args.era === 'modern' ? 'modern' : 'legacy'
 const clock = args.clock === 'process' ? 'process' : 'thread'
 const rounds = Number(args.rounds)
-const contenders: Array<{ label: string, entry: string | null, cwd: string }> = [
-  { label: 'floor', entry: null, cwd: REPO_DIR },
-  { label: 'plugin', entry: pathToFileURL(join(REPO_DIR, 'dist', 'lib', 'index.js')).href, cwd: REPO_DIR }
-]
-if (args.before !== undefined) contenders.push({ label: 'before', entry: pathToFileURL(join(args.before, 'dist', 'lib', 'index.js')).href, cwd: args.before })
-for (const { entry } of contenders) {
-  if (entry !== null && !existsSync(new URL(entry))) throw new Error(`${entry} is missing: run npm run build there`)
-}
+const contenders = coldContenders(args.before)
 
 const samples = new Map<string, Sample[]>(contenders.map(({ label }) => [label, []]))
 for (let round = 0; round < rounds; round++) {

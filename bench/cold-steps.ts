@@ -9,7 +9,10 @@
  * answer, as bench/cold-start-catalog.ts's `coldAnswer` writes it.
  */
 import { existsSync } from 'node:fs'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
 import { COLD_TOOL_NAMES } from './cold-start-catalog.js'
+import { REPO_DIR } from './launch.js'
 
 export function coldSteps (entry: string | null, typebox: string, era: string, close: (step: 'import' | 'define') => string): string {
   return `
@@ -48,4 +51,19 @@ export function typeboxOf (entry: string | null): string {
   if (entry === null) return '@sinclair/typebox'
   const offered = new URL('typebox/index.js', entry)
   return existsSync(offered) ? offered.href : '@sinclair/typebox'
+}
+
+/** What is started: the floor (`entry` null), this checkout's build and, with `before`, another checkout's (built). */
+export interface ColdContender { label: string, entry: string | null, cwd: string }
+
+export function coldContenders (before: string | undefined): ColdContender[] {
+  const contenders: ColdContender[] = [
+    { label: 'floor', entry: null, cwd: REPO_DIR },
+    { label: 'plugin', entry: pathToFileURL(join(REPO_DIR, 'dist', 'lib', 'index.js')).href, cwd: REPO_DIR }
+  ]
+  if (before !== undefined) contenders.push({ label: 'before', entry: pathToFileURL(join(before, 'dist', 'lib', 'index.js')).href, cwd: before })
+  for (const { entry } of contenders) {
+    if (entry !== null && !existsSync(new URL(entry))) throw new Error(`${entry} is missing: run npm run build there`)
+  }
+  return contenders
 }
