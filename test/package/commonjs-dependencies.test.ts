@@ -8,12 +8,11 @@
  * loaded module had; the script imports Fastify first, as an application
  * does, which shows the check sees a CommonJS import when there is one.
  */
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { pathToFileURL } from 'node:url'
 import t from 'tap'
+import { runLoggingModules } from '../helpers/module-script.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 const HOOKS = `
@@ -31,8 +30,6 @@ export async function load (url, context, next) {
 `
 
 const SCRIPT = `
-import { register } from 'node:module'
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}))
 await import('fastify')
 const { default: mcpCapabilities } = await import('fastify-mcp-capabilities')
 await import('fastify-mcp-capabilities/typebox')
@@ -40,26 +37,12 @@ await import('fastify-mcp-capabilities/client')
 console.log(typeof mcpCapabilities)
 `
 
-function run (env: NodeJS.ProcessEnv): Promise<string> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', SCRIPT], { cwd: REPO_ROOT, env, timeout: 60_000 }, (error, out, err) => {
-      if (error !== null) reject(new Error(`${error.message}\n${err}`))
-      else resolve(out.trim())
-    })
-  })
-}
-
 const built = existsSync(join(REPO_ROOT, 'dist', 'lib', 'index.js'))
 
 t.test('the built package loads no CommonJS module through Node\'s ES module loader', { skip: built ? false : 'not built (npm run build)' }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'commonjs-dependencies-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const log = join(dir, 'modules.log')
-  const env: NodeJS.ProcessEnv = { ...process.env, MODULE_LOG: log }
-  delete env.NODE_OPTIONS
-  t.equal(await run(env), 'function', 'the package imported')
+  const { output, records } = await runLoggingModules<{ parent?: string | null, url: string, format?: string }>(HOOKS, SCRIPT)
+  t.equal(output, 'function', 'the package imported')
 
-  const records = readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { parent?: string | null, url: string, format?: string })
   const formats = new Map(records.filter((record) => record.format !== undefined).map((record) => [record.url, record.format]))
   const dist = pathToFileURL(join(REPO_ROOT, 'dist')).href + '/'
   const fromPackage = records.filter((record) => typeof record.parent === 'string' && record.parent.startsWith(dist))

@@ -9,12 +9,11 @@
  * every file loaded, between marks the script writes after each step; a
  * chunk's modules are read from its source map.
  */
-import { execFile } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join, posix, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import t from 'tap'
+import { runLoggingModules } from '../helpers/module-script.js'
 import { REPO_ROOT } from '../helpers/paths.js'
 
 const HOOKS = `
@@ -27,9 +26,7 @@ export async function load (url, context, next) {
 `
 
 const SCRIPT = `
-import { register } from 'node:module'
 import { appendFileSync } from 'node:fs'
-register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(HOOKS)}))
 const mark = (step) => appendFileSync(process.env.MODULE_LOG, JSON.stringify({ step }) + '\\n')
 const Fastify = (await import('fastify')).default
 const { default: mcpCapabilities, defineTools } = await import('fastify-mcp-capabilities')
@@ -76,15 +73,6 @@ const PARTS: ReadonlyArray<{ step: string, module: string }> = [
   { step: 'authorization', module: 'lib/auth/resource-server.ts' }
 ]
 
-function run (env: NodeJS.ProcessEnv): Promise<{ echoed: string, routeTools: string[] }> {
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, ['--input-type=module', '-e', SCRIPT], { cwd: REPO_ROOT, env, timeout: 60_000 }, (error, out, err) => {
-      if (error !== null) reject(new Error(`${error.message}\n${err}`))
-      else resolve(JSON.parse(out.trim().split('\n').pop() as string))
-    })
-  })
-}
-
 /** The lib/ modules a built file holds, from its source map (empty for a file without one). */
 function modulesOf (file: string): string[] {
   const map = `${file}.map`
@@ -96,12 +84,8 @@ function modulesOf (file: string): string[] {
 const built = existsSync(join(REPO_ROOT, 'dist', 'lib', 'index.js'))
 
 t.test('a deployment loads the optional parts it uses, and only those', { skip: built ? false : 'not built (npm run build)' }, async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'lazy-parts-'))
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }))
-  const log = join(dir, 'modules.log')
-  const env: NodeJS.ProcessEnv = { ...process.env, MODULE_LOG: log }
-  delete env.NODE_OPTIONS
-  const result = await run(env)
+  const { output, records } = await runLoggingModules<{ url?: string, step?: string }>(HOOKS, SCRIPT)
+  const result = JSON.parse(output) as { echoed: string, routeTools: string[] }
   t.equal(result.echoed, 'hi', 'the plain deployment answered a tools/call')
   t.ok(result.routeTools.includes('list_books'), `a route with config.mcp is a tool (${result.routeTools.join(', ')})`)
 
@@ -109,8 +93,7 @@ t.test('a deployment loads the optional parts it uses, and only those', { skip: 
   const dist = join(REPO_ROOT, 'dist') + '/'
   const loadedIn = new Map<string, string[]>()
   let loaded: string[] = []
-  for (const line of readFileSync(log, 'utf8').trim().split('\n')) {
-    const record = JSON.parse(line) as { url?: string, step?: string }
+  for (const record of records) {
     if (record.step !== undefined) {
       loadedIn.set(record.step, loaded)
       loaded = []
