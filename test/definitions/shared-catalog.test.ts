@@ -86,3 +86,32 @@ t.test('a change that cannot be recorded still reaches the running instances, an
   await t.rejects(catalog.share('tools', 'x', 'remove', () => {}), { code: 'FST_MCP_SCALE_UNAVAILABLE', message: /could not be recorded.*full/ })
   t.match(heard, [{ type: 'definitionChanged', list: 'tools', name: 'x', change: 'remove' }])
 })
+
+t.test('what a shared change tells is held: a heard one until its changeSettled, one made here until its sharing settled', async (t) => {
+  const told: string[] = []
+  const notices = new SettledNotices({ listChanged: (list) => told.push(`list ${list}`), resourceUpdated: (uri) => told.push(`updated ${uri}`) }, { holds: true })
+  // A catalogue that tells what it applied, as lib/definitions/live.ts does.
+  const live = { apply: (list: ListName) => { notices.listChanged(list); return true } } as unknown as LiveCatalogs
+  const bus = new MemoryEventBus()
+  const published: string[] = []
+  bus.subscribe((event) => published.push(event.type))
+  const catalog = new SharedCatalog(new MemoryCatalogStore(), bus, notices)
+  t.teardown(() => catalog.close())
+  catalog.attach(live)
+
+  catalog.heard({ type: 'definitionChanged', list: 'tools', name: 'x', change: 'disable', id: 'theirs', seq: 1 })
+  t.strictSame(told, [], 'applied, not told')
+  catalog.settled({ type: 'changeSettled', id: 'someone-else' })
+  t.strictSame(told, [])
+  catalog.settled({ type: 'changeSettled', id: 'theirs' })
+  t.strictSame(told, ['list tools'], 'told once the maker says it settled')
+
+  const shared = catalog.share('prompts', 'p', 'remove', () => live.apply('prompts', 'p', 'remove'))
+  t.strictSame(told, ['list tools'], 'made here: applied at once, held')
+  await shared
+  t.strictSame(told, ['list tools', 'list prompts'], 'told once its sharing settled')
+  t.strictSame(published, ['definitionApplied', 'definitionChanged', 'changeSettled'], 'and said so on the bus')
+
+  catalog.heard({ type: 'definitionChanged', list: 'resources', name: 'r', change: 'disable' })
+  t.strictSame(told, ['list tools', 'list prompts', 'list resources'], 'an event without an id cannot be settled: told at once')
+})
