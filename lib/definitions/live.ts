@@ -3,7 +3,7 @@
  * replaces, removes, disables and enables definitions by name, with the
  * checks and typing of registration. Every change is served from the next
  * request and told to this instance's listen streams (`list_changed`; a
- * replaced resource also `resources/updated`).
+ * replaced resource also `resources/updated`), a shared one once it settled.
  *
  * Behind a load balancer each instance has its own catalogue:
  * - `remove`, `disable` and `enable` travel on the event bus, so every
