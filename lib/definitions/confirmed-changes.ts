@@ -7,6 +7,12 @@
  * reached when it can (Redis: the answer to PUBLISH); a bus that does not
  * say (in memory, one process) resolves once it has taken the change.
  * Instances that stay silent past the bound make the call reject, saying so.
+ *
+ * However it settles (confirmed, failed, timed out, closed), the maker then
+ * publishes `changeSettled` with the id: the other instances tell their
+ * listen streams what the change told, held until then
+ * (settled-notices.ts), so a client told re-lists from an instance that
+ * applied it.
  */
 import { randomUUID } from 'node:crypto'
 import type { EventBus, McpEvent } from '../parts/event-bus.js'
@@ -45,6 +51,7 @@ export class ConfirmedChanges {
         settle: (err) => {
           if (!this.#waiting.delete(id)) return
           clearTimeout(timer)
+          this.#settled(id)
           const failed = err ?? (waiting.failures.length === 0
             ? undefined
             : new Error(`${waiting.failures.length} instance(s) could not apply it: ${waiting.failures.join('; ')}`))
@@ -91,6 +98,15 @@ export class ConfirmedChanges {
     waiting.got++
     if (event.error !== undefined) waiting.failures.push(event.error)
     if (waiting.needed !== undefined && waiting.got >= waiting.needed) waiting.settle()
+  }
+
+  /** Says on the bus that the change of `id` settled here; an instance that does not hear it tells its streams after a bound. */
+  #settled (id: string): void {
+    try {
+      this.#bus.publish({ type: 'changeSettled', id }).catch(() => {})
+    } catch {
+      // A bus that throws instead of rejecting: the bound covers it.
+    }
   }
 
   /** Stops waiting (the app closes): pending calls reject. */

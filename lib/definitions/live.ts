@@ -3,14 +3,16 @@
  * replaces, removes, disables and enables definitions by name, with the
  * checks and typing of registration. Every change is served from the next
  * request and told to this instance's listen streams (`list_changed`; a
- * replaced resource also `resources/updated`).
+ * replaced resource also `resources/updated`), a shared one once it settled.
  *
  * Behind a load balancer each instance has its own catalogue:
  * - `remove`, `disable` and `enable` travel on the event bus, so every
- *   instance applies them (and tells its own streams); the promise they
- *   return resolves once every other instance confirmed it
- *   (confirmed-changes.ts), and rejects when the bus could not take it or an
- *   instance stayed silent (this instance has applied it all the same);
+ *   instance applies them; the promise they return resolves once every
+ *   other instance confirmed it (confirmed-changes.ts), and rejects when the
+ *   bus could not take it or an instance stayed silent (this instance has
+ *   applied it all the same). Every instance tells its own streams once
+ *   the change settled, so a client that re-lists is served the new list
+ *   wherever the balancer sends it (settled-notices.ts);
  * - `add` and `update` carry code, which cannot travel: run the same call on
  *   every instance (from shared configuration, say); each tells its own streams.
  */
@@ -71,8 +73,8 @@ export interface LiveSkills extends LiveDefinitions {
 
 /** What the endpoint provides: the bus and this instance's streams. */
 export interface LiveHooks {
-  /** Publishes a change for the other instances; resolves once they confirmed it, rejects when they could not. */
-  share (list: DefinitionList, name: string, change: DefinitionChange): Promise<void>
+  /** Runs `applyHere` at once, then publishes the change for the other instances; resolves once they confirmed it, rejects when they could not. */
+  share (list: DefinitionList, name: string, change: DefinitionChange, applyHere: () => void): Promise<void>
   /** Tells this instance's streams. */
   listChanged (list: ListName): void
   resourceUpdated (uri: string): void
@@ -138,9 +140,8 @@ export function createLiveCatalogs (composition: Composition, hooks: LiveHooks):
     const shared = (change: DefinitionChange) => (name: string): Promise<void> => {
       const catalog = catalogFor(list, `${list}`)
       if (typeof name !== 'string' || !catalog.has(name)) throw new FST_MCP_UNKNOWN_DEFINITION(`${catalog.kind} "${String(name)}"`)
-      // Applied here at once, whatever the bus does; the bus brings it to the others.
-      apply(list, name, change)
-      return hooks.share(list, name, change)
+      // Applied here at once (inside share, which holds what it tells), whatever the bus does; the bus brings it to the others.
+      return hooks.share(list, name, change, () => { apply(list, name, change) })
     }
     return {
       remove: shared('remove'),

@@ -19,12 +19,18 @@
  * change. An instance reads the store at ready (before its first request)
  * and again whenever its event bus is back after a cut, applying what it has
  * not applied yet, in order.
+ *
+ * Listen streams hear a shared change once it is in effect on every
+ * instance the bus reached (settled-notices.ts): what applying it tells is
+ * held, here until its confirmations are in, elsewhere until the maker says
+ * so (`changeSettled`).
  */
 import { FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE, FST_MCP_UNKNOWN_DEFINITION } from '../errors.js'
 import { type CatalogChange, type CatalogStore, type RecordedChange, subjectOf } from '../parts/catalog-store.js'
 import type { DefinitionChange, DefinitionList, EventBus, McpEvent } from '../parts/event-bus.js'
 import { ConfirmedChanges } from './confirmed-changes.js'
 import type { LiveCatalogs, LivePrompts, LiveResources, LiveTools } from './live.js'
+import type { SettledNotices } from './settled-notices.js'
 
 /** What a named change is given: the runtime handles of this instance's catalogues. */
 export interface NamedChangeTarget {
@@ -59,6 +65,7 @@ type Heard = Extract<McpEvent, { type: 'definitionChanged' | 'namedChange' }>
 export class SharedCatalog {
   readonly #store: CatalogStore
   readonly #confirmations: ConfirmedChanges
+  readonly #notices: SettledNotices
   readonly #named = new Map<string, NamedChange>()
   /** The sequence number applied here, per subject. */
   readonly #applied = new Map<string, number>()
@@ -67,9 +74,11 @@ export class SharedCatalog {
   #live: LiveCatalogs | undefined
   #ready = false
 
-  constructor (store: CatalogStore, bus: EventBus) {
+  /** `notices`: what the catalogues tell this instance's streams goes through it, so a shared change's notices can be held. */
+  constructor (store: CatalogStore, bus: EventBus, notices: SettledNotices) {
     this.#store = store
     this.#confirmations = new ConfirmedChanges(bus)
+    this.#notices = notices
   }
 
   /** The catalogues the changes apply to (made after this, as their hooks call `share`). */
@@ -85,11 +94,20 @@ export class SharedCatalog {
     }
   }
 
-  /** A remove, disable or enable made (and already applied) here: recorded, then told to every other instance. */
-  async share (list: DefinitionList, name: string, change: DefinitionChange): Promise<void> {
-    const what = `the ${change} of "${name}"`
-    const seq = await this.#record({ kind: 'definition', list, name, change }, what)
-    await this.#tell(what, (id) => seq === undefined ? { type: 'definitionChanged', list, name, change, id } : { type: 'definitionChanged', list, name, change, id, seq })
+  /**
+   * A remove, disable or enable made here: `applyHere` runs at once (before
+   * this returns its promise), then the change is recorded and told to every
+   * other instance; this instance's streams hear it once that settled.
+   */
+  async share (list: DefinitionList, name: string, change: DefinitionChange, applyHere: () => void): Promise<void> {
+    const release = this.#notices.holdWhile(applyHere)
+    try {
+      const what = `the ${change} of "${name}"`
+      const seq = await this.#record({ kind: 'definition', list, name, change }, what)
+      await this.#tell(what, (id) => seq === undefined ? { type: 'definitionChanged', list, name, change, id } : { type: 'definitionChanged', list, name, change, id, seq })
+    } finally {
+      release()
+    }
   }
 
   /** A change heard on the bus (this instance's own are skipped). */
@@ -107,6 +125,11 @@ export class SharedCatalog {
   /** A confirmation heard on the bus. */
   confirmed (event: Extract<McpEvent, { type: 'definitionApplied' }>): void {
     this.#confirmations.confirmed(event)
+  }
+
+  /** A change settled on the instance that made it: what it told here is told now. */
+  settled (event: Extract<McpEvent, { type: 'changeSettled' }>): void {
+    this.#notices.settled(event.id)
   }
 
   /**
@@ -136,6 +159,7 @@ export class SharedCatalog {
 
   close (): void {
     this.#confirmations.close()
+    this.#notices.close()
   }
 
   #define (name: string, change: NamedChange): void {
@@ -150,10 +174,14 @@ export class SharedCatalog {
     const change = this.#named.get(name)
     if (change === undefined) throw new FST_MCP_UNKNOWN_DEFINITION(`change "${String(name)}"`)
     // Here first: code that throws here is reported at once, and neither recorded nor sent.
-    change(this.#target())
-    const what = `the change "${name}"`
-    const seq = await this.#record({ kind: 'named', name }, what)
-    await this.#tell(what, (id) => seq === undefined ? { type: 'namedChange', name, id } : { type: 'namedChange', name, id, seq })
+    const release = this.#notices.holdWhile(() => change(this.#target()))
+    try {
+      const what = `the change "${name}"`
+      const seq = await this.#record({ kind: 'named', name }, what)
+      await this.#tell(what, (id) => seq === undefined ? { type: 'namedChange', name, id } : { type: 'namedChange', name, id, seq })
+    } finally {
+      release()
+    }
   }
 
   /** Records a change made here; events about its subject heard meanwhile are settled once its number is known. */
@@ -199,7 +227,9 @@ export class SharedCatalog {
       }
       this.#applied.set(subject, seq)
     }
-    const error = this.#run(event.type === 'namedChange' ? { kind: 'named', name: event.name } : { kind: 'definition', list: event.list, name: event.name, change: event.change })
+    const change: CatalogChange = event.type === 'namedChange' ? { kind: 'named', name: event.name } : { kind: 'definition', list: event.list, name: event.name, change: event.change }
+    // Its streams hear it once the maker says it settled (an event without an id cannot be settled: told at once).
+    const error = event.id === undefined ? this.#run(change) : this.#notices.holdUntilSettled(event.id, () => this.#run(change))
     if (event.id !== undefined) this.#confirmations.confirm(event.id, error)
   }
 

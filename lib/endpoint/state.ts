@@ -26,6 +26,7 @@ import { Operations } from './operations.js'
 import type { Composition } from '../definitions/compose.js'
 import { type NamedChanges, SharedCatalog } from '../definitions/shared-catalog.js'
 import { createLiveCatalogs, type LiveCatalogs } from '../definitions/live.js'
+import { SettledNotices } from '../definitions/settled-notices.js'
 
 export interface EndpointState {
   readonly options: ResolvedOptions
@@ -99,14 +100,19 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
     })
   // Runtime definition changes: served from the next request, told to the streams;
   // remove/disable/enable and named changes recorded in the catalogue store and confirmed by every other instance on the bus.
-  const changes = new SharedCatalog(parts.catalog, parts.bus)
+  // A shared change's notices wait until it settled everywhere; an endpoint alone (its own in-memory bus) tells at once.
+  const notices = new SettledNotices({
+    listChanged: (list) => subscriptions.notifyListChanged(list),
+    resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
+  }, { holds: parts.sharedBus })
+  const changes = new SharedCatalog(parts.catalog, parts.bus, notices)
   const live = createLiveCatalogs(composition, {
-    share: (list, name, change) => changes.share(list, name, change).catch((err: unknown) => {
+    share: (list, name, change, applyHere) => changes.share(list, name, change, applyHere).catch((err: unknown) => {
       log.error({ err, list, name, change }, 'MCP definition change not shared with every instance')
       throw err
     }),
-    listChanged: (list) => subscriptions.notifyListChanged(list),
-    resourceUpdated: (uri) => subscriptions.notifyResourceUpdated(uri)
+    listChanged: (list) => notices.listChanged(list),
+    resourceUpdated: (uri) => notices.resourceUpdated(uri)
   })
   changes.attach(live)
   // This instance's streams hear every event the bus delivers; filtering and subscriptionId stay here.
@@ -129,6 +135,9 @@ export async function openEndpointState (options: ResolvedOptions, composition: 
           break
         case 'definitionApplied':
           changes.confirmed(event)
+          break
+        case 'changeSettled':
+          changes.settled(event)
           break
         case 'logLevel':
           legacyLogLevel.heard(event)

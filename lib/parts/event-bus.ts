@@ -65,6 +65,12 @@ export type McpEvent =
   | { type: 'namedChange', name: string, id: string, seq?: number }
   /** An instance applied the change of that `id` (the instance that made it waits for every one), or says why it could not. */
   | { type: 'definitionApplied', id: string, error?: string }
+  /**
+   * The change of that `id` settled on the instance that made it (every
+   * instance confirmed it, or it stopped waiting): the instances holding what
+   * it tells their listen streams tell it now (lib/definitions/settled-notices.ts).
+   */
+  | { type: 'changeSettled', id: string }
   /** A legacy session's subscriptions changed: the instances holding its streams follow `uris` from now on. */
   | { type: 'sessionChanged', session: string, uris: string[] }
   /** A legacy session ended (DELETE): its streams on every instance end. */
@@ -135,6 +141,8 @@ export function isMcpEvent (value: unknown): value is McpEvent {
       return typeof value.name === 'string' && value.name.length <= MAX_DEFINITION_NAME_CHARS && isChangeId(value.id) && isSeq(value.seq)
     case 'definitionApplied':
       return isChangeId(value.id) && (value.error === undefined || (typeof value.error === 'string' && value.error.length <= MAX_ERROR_CHARS))
+    case 'changeSettled':
+      return isChangeId(value.id)
     case 'logLevel':
       return typeof value.caller === 'string' && isLogLevel(value.level)
     case 'sessionChanged':

@@ -42,6 +42,8 @@ export class SharedParts {
   readonly bus: EventBus
   readonly router: AnswerRouter
   readonly catalog: CatalogStore
+  /** Whether the event bus was given (other instances may share it), rather than made here in memory for this instance alone. */
+  readonly sharedBus: boolean
   #stopListening: (() => void) | undefined
   #stopGapListening: (() => void) | undefined
   #closed: Promise<void> | undefined
@@ -49,6 +51,7 @@ export class SharedParts {
   /** Claims the given parts (see `claimParts`) and makes the missing ones in memory. */
   constructor (given: GivenParts) {
     claimParts({ 'scale.eventBus': given.eventBus, 'scale.answerRouter': given.answerRouter, 'scale.catalogStore': given.catalogStore })
+    this.sharedBus = given.eventBus !== undefined
     this.bus = given.eventBus ?? new MemoryEventBus()
     this.router = given.answerRouter ?? new MemoryAnswerRouter()
     this.catalog = given.catalogStore ?? new MemoryCatalogStore()

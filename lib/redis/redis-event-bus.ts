@@ -42,6 +42,7 @@ function unsentKey (event: McpEvent): string {
     // The last change of a definition is what counts; a confirmation sent late is harmless.
     case 'definitionChanged': return 'definition:' + event.list + ':' + event.name
     case 'definitionApplied': return 'applied:' + event.id
+    case 'changeSettled': return 'settled:' + event.id
     case 'namedChange': return 'named:' + event.name
     case 'sessionChanged':
     case 'sessionEnded': return 'session:' + event.session

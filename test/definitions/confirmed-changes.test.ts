@@ -2,7 +2,9 @@
  * ConfirmedChanges: a change waits for a confirmation from every other
  * instance the bus reached, rejects naming how many confirmed when some stay
  * silent, resolves at once on a bus that does not say how many it reached,
- * and never waits for itself.
+ * and never waits for itself. However it settles, it then says so on the
+ * bus (`changeSettled`, the id of the change), which releases the other
+ * instances' held notices (lib/definitions/settled-notices.ts).
  */
 import t from 'tap'
 import { ConfirmedChanges } from '../../lib/definitions/confirmed-changes.js'
@@ -43,6 +45,32 @@ t.test('resolves once every other instance confirmed', async (t) => {
   await shared
   t.equal(done, true)
   t.equal(changes.isOwn(sent.id as string), false)
+  t.strictSame(bus.published.slice(1), [{ type: 'changeSettled', id: sent.id }], 'settled: said once, after the confirmations')
+})
+
+t.test('a change that timed out, failed or was cut short by close is settled all the same (said on the bus)', async (t) => {
+  const timedOut = countingBus(3)
+  await t.rejects(new ConfirmedChanges(timedOut, 50).share(change('tools', 'x', 'disable')))
+  t.strictSame(timedOut.published.map((e) => e.type), ['definitionChanged', 'changeSettled'])
+  t.equal((timedOut.published[1] as { id: string }).id, (timedOut.published[0] as { id: string }).id)
+
+  const refused = countingBus(3)
+  const changes = new ConfirmedChanges(refused, 2000)
+  const shared = changes.share(change('tools', 'x', 'remove'))
+  await new Promise((resolve) => setImmediate(resolve))
+  const id = (refused.published[0] as { id: string }).id
+  changes.confirmed({ type: 'definitionApplied', id, error: 'no' })
+  changes.confirmed({ type: 'definitionApplied', id })
+  await t.rejects(shared)
+  t.strictSame(refused.published[1], { type: 'changeSettled', id })
+
+  const closing = countingBus(2)
+  const closed = new ConfirmedChanges(closing, 5000)
+  const pending = closed.share(change('tools', 'x', 'enable'))
+  await new Promise((resolve) => setImmediate(resolve))
+  closed.close()
+  await t.rejects(pending)
+  t.strictSame(closing.published.map((e) => e.type), ['definitionChanged', 'changeSettled'])
 })
 
 t.test('an instance that stays silent makes the change reject, saying how many confirmed', async (t) => {
@@ -56,7 +84,9 @@ t.test('a bus that does not count resolves once it took the change; a failing bu
   await t.rejects(new ConfirmedChanges(failing, 50).share(change('tools', 'x', 'enable')), { message: 'down' })
   const alone = countingBus(1)
   await new ConfirmedChanges(alone, 50).share(change('tools', 'x', 'enable'))
-  t.equal(alone.published.length, 1, 'reached only itself: nothing to wait for')
+  t.equal(alone.published[0]?.type, 'definitionChanged', 'reached only itself: nothing to wait for')
+  t.strictSame(alone.published[1], { type: 'changeSettled', id: (alone.published[0] as { id: string }).id }, 'settled at once')
+  t.equal(alone.published.length, 2)
 })
 
 t.test('an instance that could not apply it makes the change reject with its reason', async (t) => {
@@ -88,6 +118,10 @@ t.test('definition events from a shared medium are checked before use', async (t
   t.notOk(isMcpEvent({ type: 'definitionChanged', list: 'tools', name: 7, change: 'remove' }))
   t.ok(isMcpEvent({ type: 'namedChange', name: 'add-shout', id: 'a1', seq: 3 }))
   t.ok(isMcpEvent({ type: 'definitionApplied', id: 'a1', error: 'why' }))
+  t.ok(isMcpEvent({ type: 'changeSettled', id: 'a1' }))
+  t.notOk(isMcpEvent({ type: 'changeSettled', id: '' }))
+  t.notOk(isMcpEvent({ type: 'changeSettled', id: 'y'.repeat(65) }))
+  t.notOk(isMcpEvent({ type: 'changeSettled' }))
   t.notOk(isMcpEvent({ type: 'namedChange', name: 'add-shout', id: 'a1', seq: -1 }), 'a sequence number is positive')
   t.notOk(isMcpEvent({ type: 'definitionApplied', id: 'a1', error: 'x'.repeat(2000) }), 'a reason is bounded')
   t.notOk(isMcpEvent({ type: 'definitionApplied', id: '' }))
