@@ -197,7 +197,8 @@ export class StdioConnection {
     const version = message === undefined ? undefined : modernVersionOf(message)
     if (version !== undefined) {
       const extra = modernHeaders(message as JsonObject, version)
-      const key = `${extra['mcp-protocol-version']}\n${extra['mcp-method'] ?? ''}\n${extra['mcp-name'] ?? ''}`
+      // Quoted: the version and method are verbatim, so a separator alone could join two sets into one key.
+      const key = JSON.stringify([extra['mcp-protocol-version'], extra['mcp-method'] ?? '', extra['mcp-name'] ?? ''])
       let headers = this.#modernHeaders.get(key)
       if (headers === undefined) {
         if (this.#modernHeaders.size >= MAX_HEADER_SETS) this.#modernHeaders.clear()
