@@ -47,13 +47,13 @@ const BINARY = /^(?:image\/(?!svg)|audio\/|video\/|application\/(?:pdf|zip|octet
 /** What one version of the catalogue serves, made on demand. */
 interface Lookups {
   readonly version: number
-  /** Fixed files by URI, with the skill that serves them (the enclosing one, for a nested skill's files). */
+  /** Fixed files by URI, with the skill whose scopes guard them (the innermost one holding them: a nested skill's own). */
   readonly files: Map<string, { entry: SkillEntry, file: SkillFile }>
   /** Dynamic skills by root URI. */
   readonly dynamicRoots: Map<string, SkillEntry>
   /** Folders by URI: their children by URI. */
   readonly folders: Map<string, Map<string, Resource>>
-  /** The skill a folder belongs to (none above skills' roots). */
+  /** The skill a folder belongs to, the innermost one (none above skills' roots). */
   readonly folderOwners: Map<string, SkillEntry>
   /** Folders' children in URI order, made when first read. */
   readonly sorted: Map<string, readonly Resource[]>
@@ -120,10 +120,11 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
   const dynamicRoots = new Map<string, SkillEntry>()
   const folders = new Map<string, Map<string, Resource>>()
   const folderOwners = new Map<string, SkillEntry>()
-  // Enclosing skills first: a nested skill's files and folders belong to the skill enclosing it.
+  // Enclosing skills first, so a nested skill (a longer path) takes its own files and folders over:
+  // they are its enclosing skill's supporting files too, but reading them needs the nested skill's scopes.
   const entries = [...catalog.enabled('skills')].sort((a, b) => a.name.length - b.name.length)
   for (const entry of entries) {
-    if (!folderOwners.has(entry.root)) folderOwners.set(entry.root, entry)
+    folderOwners.set(entry.root, entry)
     if (entry.files === undefined) {
       dynamicRoots.set(entry.root, entry)
       const cut = entry.root.lastIndexOf('/')
@@ -132,14 +133,15 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
       continue
     }
     for (const file of entry.files.values()) {
-      if (!files.has(file.uri)) files.set(file.uri, { entry, file })
+      // The bytes served stay the enclosing skill's (its manifest lists them first); the scopes become the nested one's.
+      files.set(file.uri, { entry, file: files.get(file.uri)?.file ?? file })
       const folder = file.uri.slice(0, file.uri.lastIndexOf('/'))
       addToFolders(folders, folder, Object.freeze({ uri: file.uri, name: lastSegment(file.uri), mimeType: file.mimeType, size: file.size }))
       const segments = file.path.split('/')
       let at = entry.root
       for (let i = 0; i < segments.length - 1; i++) {
         at += '/' + uriSegment(segments[i] as string)
-        if (!folderOwners.has(at)) folderOwners.set(at, entry)
+        folderOwners.set(at, entry)
       }
     }
   }

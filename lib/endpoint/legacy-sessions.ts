@@ -35,6 +35,13 @@ type PostHandler = (request: FastifyRequest, reply: FastifyReply) => Promise<Fas
 /** The code the official SDKs answer an unknown session with. */
 export const SESSION_NOT_FOUND = -32001
 const MAX_URI_CHARS = 4096
+/**
+ * What one session's subscribed URIs may add up to, in characters. The
+ * count bound alone let a session hold 1000 URIs of 4096 characters (4 MB),
+ * and `maxSessions` (10,000) such sessions 40 GB; this keeps them to about
+ * 320 MB at the defaults.
+ */
+export const MAX_SESSION_URI_CHARS = 32 * 1024
 
 interface BoundSession {
   readonly id: string
@@ -60,6 +67,12 @@ function requestIdOf (body: unknown): RequestId | undefined {
 function isLegacyInitialize (body: unknown): boolean {
   if (!isJsonObject(body) || body.method !== 'initialize' || !isRequestId(body.id) || !isJsonObject(body.params)) return false
   return typeof body.params.protocolVersion === 'string' && !namesProtocolVersion(body.params._meta)
+}
+
+function charsOf (uris: ReadonlySet<string>): number {
+  let chars = 0
+  for (const uri of uris) chars += uri.length
+  return chars
 }
 
 function isModern (body: unknown): boolean {
@@ -132,13 +145,13 @@ export class LegacySessions {
       const uris = new Set(current.uris)
       if (on) uris.add(uri)
       else uris.delete(uri)
-      if (uris.size > MAX_SESSION_URIS) {
+      if (on && (uris.size > MAX_SESSION_URIS || charsOf(uris) > MAX_SESSION_URI_CHARS)) {
         tooMany = true
         return current
       }
       return { ...current, uris: [...uris] }
     }, this.#limits)
-    if (tooMany) throw new McpError(ErrorCode.InvalidParams, `Invalid params: a session may subscribe to at most ${MAX_SESSION_URIS} resources`)
+    if (tooMany) throw new McpError(ErrorCode.InvalidParams, `Invalid params: a session may subscribe to at most ${MAX_SESSION_URIS} resources, their URIs ${MAX_SESSION_URI_CHARS} characters in all`)
     if (record === undefined) throw new McpError(SESSION_NOT_FOUND, 'Session not found')
     this.#streams.setSessionUris(session.id, record.uris)
     this.#publish(request, { type: 'sessionChanged', session: session.id, uris: [...record.uris] })

@@ -285,8 +285,14 @@ const TABLE = {
     list: list({ items: 'skills', itemHandler: 'getSkill', key: 'uri', changed: 'resources' })
   }),
   'skills/get': module({ handler: 'getSkill', capability: 'skills', eras: MODERN_ONLY, cacheable: true, result: same(GetSkillResult) }),
+  // A folder's children are a list too: with filterLists a caller is not shown a skill (or file) it may not read.
   'resources/directory/read': module({
-    handler: 'readResourceDirectory', capability: 'skills.directoryRead', eras: MODERN_ONLY, cacheable: false, result: same(ReadResourceDirectoryResult)
+    handler: 'readResourceDirectory',
+    capability: 'skills.directoryRead',
+    eras: MODERN_ONLY,
+    cacheable: false,
+    result: same(ReadResourceDirectoryResult),
+    list: list({ items: 'resources', itemHandler: 'readResourceDirectory', key: 'uri', changed: 'resources' })
   })
 } as const
 

@@ -87,7 +87,7 @@ export class StdioConnection {
   #legacySession: string | undefined
   readonly #requests = new Map<string, InFlightRequest>()
   readonly #running = new Set<Promise<void>>()
-  /** Requests in flight, `subscriptions/listen` streams not counted. */
+  /** Messages in flight (requests, notifications, answers to the server's questions), `subscriptions/listen` streams not counted. */
   #busy = 0
   #waiters: Array<() => void> = []
   #annotations: Promise<ReadonlyMap<string, readonly ParamHeader[]>> | undefined
@@ -106,7 +106,7 @@ export class StdioConnection {
     return this.#era
   }
 
-  /** Client requests in flight (open `subscriptions/listen` streams not counted). */
+  /** Client messages in flight (open `subscriptions/listen` streams not counted): reading pauses at `maxInFlight`. */
   get busy (): number {
     return this.#busy
   }
@@ -197,7 +197,8 @@ export class StdioConnection {
     const version = message === undefined ? undefined : modernVersionOf(message)
     if (version !== undefined) {
       const extra = modernHeaders(message as JsonObject, version)
-      const key = `${extra['mcp-protocol-version']}\n${extra['mcp-method'] ?? ''}\n${extra['mcp-name'] ?? ''}`
+      // Quoted: the version and method are verbatim, so a separator alone could join two sets into one key.
+      const key = JSON.stringify([extra['mcp-protocol-version'], extra['mcp-method'] ?? '', extra['mcp-name'] ?? ''])
       let headers = this.#modernHeaders.get(key)
       if (headers === undefined) {
         if (this.#modernHeaders.size >= MAX_HEADER_SETS) this.#modernHeaders.clear()
@@ -223,7 +224,13 @@ export class StdioConnection {
     if (message === undefined || typeof method !== 'string' || !isRequestId(id)) {
       // Not a request (a notification, an answer to the server's question, or not JSON-RPC at all): the endpoint judges it.
       if (method === 'notifications/cancelled') this.#cancel(message?.params)
-      await this.#pass(line, this.#headersFor(message))
+      // Counted like a request: a flood of them behind a slow hook (a token check) would otherwise pile up unread-paced.
+      this.#busy++
+      try {
+        await this.#pass(line, this.#headersFor(message))
+      } finally {
+        this.#release()
+      }
       return
     }
     const modern = modernVersionOf(message) !== undefined

@@ -45,12 +45,19 @@ export function paramHeaders (annotations: readonly ParamHeader[], args: unknown
   return headers
 }
 
-/** A modern request's headers: its version, method and name, as its body states them. */
+/**
+ * A modern request's headers: its version, method and name, as its body
+ * states them. The version and method are given verbatim (these headers
+ * never travel on a wire, and the endpoint compares them as they are: an
+ * encoded form of an odd value would answer -32020 about headers the
+ * client never sent, where HTTP answers the value itself); the name in the
+ * form the endpoint decodes.
+ */
 export function modernHeaders (message: JsonObject, version: string): Record<string, string> {
-  const headers: Record<string, string> = { 'mcp-protocol-version': headerValue(version) }
+  const headers: Record<string, string> = { 'mcp-protocol-version': version }
   const method = message.method
   if (typeof method !== 'string') return headers
-  headers['mcp-method'] = headerValue(method)
+  headers['mcp-method'] = method
   const nameParam = Object.hasOwn(METHODS, method) ? METHODS[method]?.target?.param : undefined
   const params = message.params
   if (nameParam !== undefined && isJsonObject(params) && typeof params[nameParam] === 'string') {

@@ -29,7 +29,7 @@ export interface StdioOptions {
    * (`fastify.mcp.bodyLimit`), which also applies to what passes.
    */
   maxMessageBytes?: number
-  /** Most client requests in flight before reading pauses; default 64. */
+  /** Most client messages (requests, notifications, answers) in flight before reading pauses; default 64. */
   maxInFlight?: number
   /**
    * Milliseconds requests in flight may still be answered after stdin ends,

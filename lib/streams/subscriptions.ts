@@ -24,7 +24,7 @@ import { sendError } from '../response/reply.js'
 import { isJsonObject, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import type { Implementation as ServerInfo } from '../protocol/schemas.js'
-import { DEFAULT_MAX_STREAM_BUFFER_BYTES, SseStream } from './sse-writer.js'
+import { DEFAULT_MAX_STREAM_BUFFER_BYTES, SseStream, sseFrame } from './sse-writer.js'
 import { LIST_NAMES, type ListName } from '../protocol/methods.js'
 
 export const SUBSCRIPTION_ID_META = 'io.modelcontextprotocol/subscriptionId'
@@ -47,6 +47,12 @@ void flagsCoverLists
 
 /** Most task ids one listen request may name. */
 export const MAX_LISTEN_TASK_IDS = 1000
+/**
+ * Most resource URIs one listen request may name (as many as a legacy
+ * session may subscribe to): each is indexed for the stream's life, so the
+ * bound keeps what one stream holds near its queued-output bound.
+ */
+export const MAX_LISTEN_URIS = 1000
 
 const LIST_FLAGS: ReadonlyArray<readonly [ListName, ListFlag]> = Object.freeze(LIST_NAMES.map((list) => Object.freeze([list, `${list}ListChanged`] as const)))
 
@@ -132,6 +138,7 @@ export function parseFilter (value: unknown): SubscriptionFilter | string {
     if (!Array.isArray(uris) || !uris.every((uri) => typeof uri === 'string')) {
       return '"notifications.resourceSubscriptions" must be an array of strings'
     }
+    if (uris.length > MAX_LISTEN_URIS) return `"notifications.resourceSubscriptions" may name at most ${MAX_LISTEN_URIS} resources`
     filter.resourceSubscriptions = uris
   }
   const taskIds = value.taskIds
@@ -212,10 +219,15 @@ export class SubscriptionRegistry {
    * Check `refusal(limitKey)` first.
    */
   open (id: RequestId, filter: SubscriptionFilter, reply: FastifyReply, caller?: string, limitKey = 'anonymous'): FastifyReply {
-    const sse = new SseStream(reply, this.#maxStreamBufferBytes)
     const idJson = JSON.stringify(id)
-    sse.send('{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{' +
-      JSON.stringify(SUBSCRIPTION_ID_META) + ':' + idJson + '},"notifications":' + JSON.stringify(filter) + '}}')
+    const acknowledged = '{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"_meta":{' +
+      JSON.stringify(SUBSCRIPTION_ID_META) + ':' + idJson + '},"notifications":' + JSON.stringify(filter) + '}}'
+    // A frame longer than the queued-output bound would drop the stream at its first write, the request unanswered.
+    if (sseFrame(acknowledged).length > this.#maxStreamBufferBytes) {
+      return sendError(reply, 400, id, ErrorCode.InvalidParams, `Invalid params: the acknowledgement of these "notifications" would pass limits.maxStreamBufferBytes (${this.#maxStreamBufferBytes}); name fewer or shorter resource URIs or task ids`)
+    }
+    const sse = new SseStream(reply, this.#maxStreamBufferBytes)
+    sse.send(acknowledged)
     if (this.#closed) {
       sse.end(this.#finalResponse(idJson))
       return reply
