@@ -80,6 +80,16 @@ function declaredScopeTable (server: object): ScopeTable {
 const VALIDATE_NOTHING: ReadonlySet<HandlerName> = new Set()
 
 /**
+ * A subscribe to a resource needs what reading it needs, unless the module
+ * declares otherwise: an update notification tells a subscriber that the
+ * resource exists and when it changes. (An unsubscribe needs nothing.)
+ */
+function subscribeNeedsRead (scopes: ScopeTable): Readonly<ScopeTable> {
+  if (scopes.subscribeResource === undefined && scopes.readResource !== undefined) scopes.subscribeResource = scopes.readResource
+  return Object.freeze(scopes)
+}
+
+/**
  * A define result's handler taken out of its result (`{ callTool: tools.callTool }`) would be served without
  * its group: alone it would be served outside the catalogue, beside another group dropped. Refused, with the fix.
  */
@@ -112,7 +122,7 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   checkGroupHandlers(server, groups)
   const scopes = declaredScopeTable(server)
   if (groups.length === 0 && !withTools) {
-    return { module: server, tools: undefined, prompts: undefined, resources: undefined, skills: undefined, completes: false, scopes: Object.freeze(scopes), validatesArguments: VALIDATE_NOTHING }
+    return { module: server, tools: undefined, prompts: undefined, resources: undefined, skills: undefined, completes: false, scopes: subscribeNeedsRead(scopes), validatesArguments: VALIDATE_NOTHING }
   }
   const seal = new CursorSeal(cursorSecrets)
   const tools = catalogOf<ToolEntry>(groups, 'tools', 'tool', seal) ?? (withTools ? new Catalog<ToolEntry>('tool', seal) : undefined)
@@ -163,7 +173,7 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
         return defined ? definedComplete.call(module, params, ctx) : rawComplete(params, ctx)
       }
   }
-  return { module: module as AnyServerModule, tools, prompts, resources, skills, completes: module.complete !== undefined, scopes: Object.freeze(scopes), validatesArguments }
+  return { module: module as AnyServerModule, tools, prompts, resources, skills, completes: module.complete !== undefined, scopes: subscribeNeedsRead(scopes), validatesArguments }
 }
 
 /** A skill's file and a defined resource may not share a URI (the skill's would hide the resource). */

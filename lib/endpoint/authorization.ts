@@ -19,10 +19,11 @@ import { scopesRequired } from '../server-module/scopes.js'
 import type { JsonObject } from '../server-module/contract.js'
 import type { ScopeTable } from '../definitions/required-scopes.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
-import type { RequestId } from '../protocol/jsonrpc.js'
+import { isJsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
+import { MAX_LISTEN_URIS } from '../streams/subscriptions.js'
 import { MAX_TIMER_MS } from '../common/timers.js'
 import { INTERNAL_ERROR_OUTCOME, type ListFilter, type Outcome } from '../handler/invoke.js'
 
@@ -91,15 +92,32 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
     verdict.then((v) => admit(request, reply, done, v), (err: unknown) => done(err as Error))
   }
 
+  /**
+   * A listen that names resources needs what subscribing to each needs (a
+   * resource's read scopes, lib/definitions/compose.ts): its updates tell
+   * that the resource exists and when it changes. Past the listen bound the
+   * listen is refused anyway, unread here.
+   */
+  function listenScopes (params: JsonObject): readonly string[] | undefined {
+    const notifications = params.notifications
+    const uris = isJsonObject(notifications) ? notifications.resourceSubscriptions : undefined
+    if (scopes.subscribeResource === undefined || !Array.isArray(uris) || uris.length > MAX_LISTEN_URIS) return undefined
+    const needed = new Set<string>()
+    for (const uri of uris) {
+      if (typeof uri === 'string') for (const scope of scopesRequired(scopes.subscribeResource, { uri })) needed.add(scope)
+    }
+    return [...needed]
+  }
+
   /** Why the caller may not call `method` with `params`: a missing scope, FAULT when a scope declaration threw (logged); undefined when it may. */
   function scopeDenial (request: FastifyRequest, method: string, params: JsonObject): AuthRejection | typeof FAULT | undefined {
     const caller = verifiedCallerOf(request)
     if (caller === undefined) return undefined
     const entry = moduleMethod(method)
     let handlerScopes: readonly string[] | undefined
-    if (entry !== undefined) {
+    if (entry !== undefined || method === 'subscriptions/listen') {
       try {
-        handlerScopes = scopesRequired(scopes[entry.handler], params)
+        handlerScopes = entry !== undefined ? scopesRequired(scopes[entry.handler], params) : listenScopes(params)
       } catch (err) {
         // A scope declaration that throws is the server's bug: refuse, without details.
         request.log.error({ err, method }, 'MCP required-scopes function failed')
