@@ -19,11 +19,11 @@ import { scopesRequired } from '../server-module/scopes.js'
 import type { JsonObject } from '../server-module/contract.js'
 import type { ScopeTable } from '../definitions/required-scopes.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
-import { isJsonObject, type RequestId } from '../protocol/jsonrpc.js'
+import type { RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { moduleMethod } from '../protocol/methods.js'
 import { sendError } from '../response/reply.js'
-import { MAX_LISTEN_URIS } from '../streams/subscriptions.js'
+import { parseFilter } from '../streams/subscriptions.js'
 import { MAX_TIMER_MS } from '../common/timers.js'
 import { INTERNAL_ERROR_OUTCOME, type ListFilter, type Outcome } from '../handler/invoke.js'
 
@@ -95,16 +95,16 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
   /**
    * A listen that names resources needs what subscribing to each needs (a
    * resource's read scopes, lib/definitions/compose.ts): its updates tell
-   * that the resource exists and when it changes. Past the listen bound the
-   * listen is refused anyway, unread here.
+   * that the resource exists and when it changes. A filter the listen will
+   * refuse (parseFilter: malformed, or past its bounds) needs nothing here.
    */
   function listenScopes (params: JsonObject): readonly string[] | undefined {
-    const notifications = params.notifications
-    const uris = isJsonObject(notifications) ? notifications.resourceSubscriptions : undefined
-    if (scopes.subscribeResource === undefined || !Array.isArray(uris) || uris.length > MAX_LISTEN_URIS) return undefined
+    if (scopes.subscribeResource === undefined) return undefined
+    const filter = parseFilter(params.notifications)
+    if (typeof filter === 'string' || filter.resourceSubscriptions === undefined) return undefined
     const needed = new Set<string>()
-    for (const uri of uris) {
-      if (typeof uri === 'string') for (const scope of scopesRequired(scopes.subscribeResource, { uri })) needed.add(scope)
+    for (const uri of filter.resourceSubscriptions) {
+      for (const scope of scopesRequired(scopes.subscribeResource, { uri })) needed.add(scope)
     }
     return [...needed]
   }
