@@ -8,6 +8,7 @@
 import Fastify, { type FastifyInstance } from 'fastify'
 import t, { type Test } from 'tap'
 import mcpCapabilities, { defineResources } from '../../lib/index.js'
+import { mcpClient } from '../helpers/mcp-inject.js'
 import { modernHeaders, modernMeta } from '../streams/helpers.js'
 
 const LEGACY = '2025-11-25'
@@ -33,28 +34,17 @@ async function start (t: Test, brief = false): Promise<FastifyInstance> {
   return app
 }
 
-const legacyHeaders = (token: string, session?: string): Record<string, string> => ({
-  authorization: `Bearer ${token}`,
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  'mcp-protocol-version': LEGACY,
-  ...(session === undefined ? {} : { 'mcp-session-id': session })
-})
-
-async function legacy (app: FastifyInstance, token: string, session: string | undefined, id: number, method: string, params: object): Promise<{ status: number, json: any, session: string | undefined }> {
-  const reply = await app.inject({ method: 'POST', url: '/mcp', headers: legacyHeaders(token, session), payload: { jsonrpc: '2.0', id, method, params } })
-  return { status: reply.statusCode, json: reply.json(), session: reply.headers['mcp-session-id'] as string | undefined }
-}
-
 t.test('legacy resources/subscribe needs the resource\'s read scopes; unsubscribe needs none', async (t) => {
   const app = await start(t)
+  const client = mcpClient(t, app)
   for (const token of ['staff', 'hr']) {
-    const opened = await legacy(app, token, undefined, 1, 'initialize', { protocolVersion: LEGACY, capabilities: {}, clientInfo: { name: 'c', version: '1' } })
-    const session = opened.session
+    const authorization = `Bearer ${token}`
+    const session = (await client.initialize(LEGACY, { headers: { authorization } })).headers['mcp-session-id'] as string
     t.type(session, 'string', `${token}: a session was issued`)
-    const read = await legacy(app, token, session, 2, 'resources/read', { uri: 'notes://payroll' })
-    const subscribed = await legacy(app, token, session, 3, 'resources/subscribe', { uri: 'notes://payroll' })
-    const templated = await legacy(app, token, session, 4, 'resources/subscribe', { uri: 'notes://team/ada' })
+    const call = (id: number, method: string, uri: string) => client.legacy(method, { uri }, { id, protocolVersion: LEGACY, headers: { authorization, 'mcp-session-id': session } })
+    const read = await call(2, 'resources/read', 'notes://payroll')
+    const subscribed = await call(3, 'resources/subscribe', 'notes://payroll')
+    const templated = await call(4, 'resources/subscribe', 'notes://team/ada')
     if (token === 'staff') {
       t.equal(read.status, 403, 'staff may not read payroll')
       t.equal(subscribed.status, 403, 'nor subscribe to it')
@@ -65,23 +55,18 @@ t.test('legacy resources/subscribe needs the resource\'s read scopes; unsubscrib
       t.strictSame(subscribed.json.result, {}, 'hr subscribes')
       t.strictSame(templated.json.result, {})
     }
-    t.strictSame((await legacy(app, token, session, 5, 'resources/subscribe', { uri: 'notes://lunch' })).json.result, {}, `${token}: a resource without scopes needs none`)
-    t.strictSame((await legacy(app, token, session, 6, 'resources/unsubscribe', { uri: 'notes://payroll' })).json.result, {}, `${token}: unsubscribing is never refused`)
+    t.strictSame((await call(5, 'resources/subscribe', 'notes://lunch')).json.result, {}, `${token}: a resource without scopes needs none`)
+    t.strictSame((await call(6, 'resources/unsubscribe', 'notes://payroll')).json.result, {}, `${token}: unsubscribing is never refused`)
   }
 })
 
 t.test('a listen naming a resource needs its read scopes', async (t) => {
-  const listen = (app: FastifyInstance, token: string, uris: string[]) => app.inject({
-    method: 'POST',
-    url: '/mcp',
-    headers: { ...modernHeaders('subscriptions/listen'), authorization: `Bearer ${token}` },
-    payload: { jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: uris }, _meta: modernMeta() } }
-  })
   const app = await start(t)
+  const client = mcpClient(t, app)
   for (const uris of [['notes://payroll'], ['notes://lunch', 'notes://team/ada']]) {
-    const refused = await listen(app, 'staff', uris)
-    t.equal(refused.statusCode, 403, `staff may not listen to ${uris.join(', ')}`)
-    t.equal(refused.json().id, 7)
+    const refused = await client.modern('subscriptions/listen', { notifications: { resourceSubscriptions: uris } }, { id: 7, headers: { authorization: 'Bearer staff' } })
+    t.equal(refused.status, 403, `staff may not listen to ${uris.join(', ')}`)
+    t.equal(refused.json.id, 7)
   }
   t.equal(app.mcp.listenStreams, 0, 'no stream was opened')
   // Allowed listens stay open until their token expires (a second after it was verified), then answer with the
@@ -90,7 +75,12 @@ t.test('a listen naming a resource needs its read scopes', async (t) => {
   const keep = setTimeout(() => {}, 10_000)
   t.teardown(() => clearTimeout(keep))
   for (const [token, uris] of [['staff', ['notes://lunch']], ['hr', ['notes://payroll', 'notes://team/ada']]] as const) {
-    const opened = await listen(brief, token, [...uris])
+    const opened = await brief.inject({
+      method: 'POST',
+      url: '/mcp',
+      headers: { ...modernHeaders('subscriptions/listen'), authorization: `Bearer ${token}` },
+      payload: { jsonrpc: '2.0', id: 7, method: 'subscriptions/listen', params: { notifications: { resourceSubscriptions: uris }, _meta: modernMeta() } }
+    })
     t.equal(opened.statusCode, 200, `${token} listens to ${uris.join(', ')}`)
     t.match(opened.body, /notifications\/subscriptions\/acknowledged/)
   }
