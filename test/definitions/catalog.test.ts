@@ -7,16 +7,15 @@
  * runtime, served from the next request in both eras and told to real listen
  * streams; limits.listPageSize pages the lists with stable cursors.
  */
-import http from 'node:http'
 import { Type } from '@sinclair/typebox'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import {
   defineResource, defineResources, definePrompt, definePrompts, defineTool, defineTools, type ToolDefinition
 } from '../../lib/index.js'
 import { injectClient } from '../../lib/testing/index.js'
 import { registrationError } from '../helpers/mcp-fixtures.js'
 import { specValidator } from '../helpers/spec-schemas.js'
-import { listenRequest, modernHeaders, post, SseReader, startApp } from '../streams/helpers.js'
+import { openListen, SseReader, startApp } from '../streams/helpers.js'
 import { serve } from './helpers.js'
 
 const text = (value: string) => ({ content: [{ type: 'text' as const, text: value }] })
@@ -146,20 +145,11 @@ t.test('adding to a kind the module did not define is explained, not ignored', a
   t.strictSame(other.mcp.capabilities.legacy.tools, { listChanged: true }, 'legacy: told on the standalone GET stream')
 })
 
-async function listen (t: Test, port: number, notifications: unknown): Promise<SseReader> {
-  const agent = new http.Agent()
-  t.teardown(() => agent.destroy())
-  const { res } = await post(port, listenRequest('L', notifications), modernHeaders('subscriptions/listen'), agent)
-  const reader = new SseReader(res)
-  t.equal((await reader.nextMessage()).method, 'notifications/subscriptions/acknowledged')
-  return reader
-}
-
 t.test('runtime changes reach the listen streams that asked for them', async (t) => {
   const { app, port } = await startApp({ server: { ...defineTools({ add }), ...definePrompts({ greet }), ...defineResources({ readme: { uri: 'docs://readme', read: () => 'v1' } }) }, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
-  const tools = await listen(t, port, { toolsListChanged: true })
-  const everything = await listen(t, port, { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['docs://readme'] })
+  const tools = await openListen(t, port, { toolsListChanged: true })
+  const everything = await openListen(t, port, { toolsListChanged: true, promptsListChanged: true, resourcesListChanged: true, resourceSubscriptions: ['docs://readme'] })
   const method = async (reader: SseReader) => (await reader.nextMessage()).method as string
 
   await app.mcp.tools.disable('add')

@@ -8,7 +8,6 @@
  * same catalogue before its first request. An instance that cannot reach the
  * bus says so.
  */
-import http from 'node:http'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
@@ -16,7 +15,7 @@ import mcpCapabilities, { defineTools } from '../../lib/index.js'
 import { redisScale } from '../../lib/redis/index.js'
 import { startBalancer } from '../helpers/balancer.js'
 import { startRedisServer } from '../helpers/redis-server.js'
-import { listenRequest, modernHeaders, modernRequest, post, readBody, SseReader, startApp } from '../streams/helpers.js'
+import { modernHeaders, modernRequest, openListen, post, readBody, SseReader, startApp } from '../streams/helpers.js'
 
 const SECRET = 'a-request-state-secret-shared-by-every-instance'
 const INSTANCES = 3
@@ -52,14 +51,7 @@ async function call (port: number, method: string, params: Record<string, unknow
 }
 const listNames = async (port: number) => ((await call(port, 'tools/list')).result.tools as Array<{ name: string }>).map((tool) => tool.name)
 
-async function listen (t: Test, port: number): Promise<SseReader> {
-  const agent = new http.Agent()
-  t.teardown(() => agent.destroy())
-  const { res } = await post(port, listenRequest('L', { toolsListChanged: true }), modernHeaders('subscriptions/listen'), agent)
-  const reader = new SseReader(res)
-  t.equal((await reader.nextMessage()).method, 'notifications/subscriptions/acknowledged')
-  return reader
-}
+const listen = (t: Test, port: number): Promise<SseReader> => openListen(t, port, { toolsListChanged: true })
 
 t.test('disable and remove on one instance: no instance serves the tool once the call returns', async (t) => {
   const { apps, balancer } = await cluster(t)

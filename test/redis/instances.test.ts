@@ -12,7 +12,7 @@ import { redisScale } from '../../lib/redis/index.js'
 import { MemoryAnswerRouter, MemoryEventBus, type HandlerContext } from '../../lib/index.js'
 import { freePort, startRedisServer } from '../helpers/redis-server.js'
 import { registrationError } from '../helpers/mcp-fixtures.js'
-import { delay, listenRequest, modernHeaders, post, readBody, SseReader, startApp, type TestOptions } from '../streams/helpers.js'
+import { delay, listenRequest, modernHeaders, openListen, post, readBody, SseReader, startApp, type TestOptions } from '../streams/helpers.js'
 
 const SECRET = 'a-request-state-secret-shared-by-every-instance'
 const LEGACY = { 'mcp-protocol-version': '2025-11-25' }
@@ -48,15 +48,7 @@ async function instances (t: Test, count: number, extra: Partial<TestOptions> = 
   return started
 }
 
-async function listen (t: Test, port: number, notifications: unknown, headers: Record<string, string> = {}, id: string | number = 'L1'): Promise<SseReader> {
-  const agent = new http.Agent()
-  t.teardown(() => agent.destroy())
-  const { res } = await post(port, listenRequest(id, notifications), { ...modernHeaders('subscriptions/listen'), ...headers }, agent)
-  const reader = new SseReader(res)
-  const ack = await reader.nextMessage()
-  t.equal(ack.method, 'notifications/subscriptions/acknowledged')
-  return reader
-}
+const listen = (t: Test, port: number, notifications: unknown, headers: Record<string, string> = {}, id: string | number = 'L1'): Promise<SseReader> => openListen(t, port, notifications, headers, id)
 
 t.test('a notify through one instance reaches the listen streams of the others', async (t) => {
   const [a, b, c] = await instances(t, 3)

@@ -13,7 +13,6 @@
  * "Not yet" is shown by order, not by waiting: a `resources/updated` marker
  * sent after the change reaches the stream first.
  */
-import http from 'node:http'
 import { Type } from '@sinclair/typebox'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
@@ -21,7 +20,7 @@ import mcpCapabilities, { defineResources, defineTools } from '../../lib/index.j
 import type { EventBus, McpEvent, McpEventListener } from '../../lib/parts/event-bus.js'
 import { redisScale } from '../../lib/redis/index.js'
 import { startRedisServer } from '../helpers/redis-server.js'
-import { listenRequest, modernHeaders, modernRequest, post, readBody, SseReader, startApp } from '../streams/helpers.js'
+import { modernHeaders, modernRequest, openListen, post, readBody, SseReader, startApp } from '../streams/helpers.js'
 
 const SECRET = 'a-request-state-secret-shared-by-every-instance'
 const MARKER = 'notes://marker'
@@ -106,14 +105,7 @@ async function listNames (port: number): Promise<string[]> {
   return (JSON.parse(await readBody(res)).result.tools as Array<{ name: string }>).map((tool) => tool.name)
 }
 
-async function listen (t: Test, port: number): Promise<SseReader> {
-  const agent = new http.Agent()
-  t.teardown(() => agent.destroy())
-  const { res } = await post(port, listenRequest('L', { toolsListChanged: true, resourceSubscriptions: [MARKER] }), modernHeaders('subscriptions/listen'), agent)
-  const reader = new SseReader(res)
-  t.equal((await reader.nextMessage()).method, 'notifications/subscriptions/acknowledged')
-  return reader
-}
+const listen = (t: Test, port: number): Promise<SseReader> => openListen(t, port, { toolsListChanged: true, resourceSubscriptions: [MARKER] })
 
 let prefixes = 0
 

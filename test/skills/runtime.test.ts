@@ -7,28 +7,18 @@
  * new methods, and a hand-written module serving the skill handlers itself.
  */
 import Fastify from 'fastify'
-import http from 'node:http'
-import t, { type Test } from 'tap'
+import t from 'tap'
 import mcpCapabilities, { buildCapabilities, defineSkills, defineTools, type ServerModule } from '../../lib/index.js'
 import { assertError, mcpClient } from '../helpers/mcp-inject.js'
 import { serve } from '../definitions/helpers.js'
-import { listenRequest, modernHeaders, post, SseReader, startApp } from '../streams/helpers.js'
+import { openListen, startApp } from '../streams/helpers.js'
 import { dailyReport, gitWorkflow, skillMd } from './helpers.js'
-
-async function listen (t: Test, port: number, notifications: unknown): Promise<SseReader> {
-  const agent = new http.Agent()
-  t.teardown(() => agent.destroy())
-  const { res } = await post(port, listenRequest('L', notifications), modernHeaders('subscriptions/listen'), agent)
-  const reader = new SseReader(res)
-  t.equal((await reader.nextMessage()).method, 'notifications/subscriptions/acknowledged')
-  return reader
-}
 
 t.test('fastify.mcp.skills: add, update (a new digest), disable, enable, remove; listen streams told', async (t) => {
   const { app, port } = await startApp({ server: { ...defineTools({}), ...defineSkills({ 'git-workflow': gitWorkflow }) }, limits: { listen: { keepAliveMs: 0 } } })
   t.teardown(() => app.close())
   const client = mcpClient(t, app)
-  const stream = await listen(t, port, { resourcesListChanged: true, resourceSubscriptions: ['skill://notes/SKILL.md'] })
+  const stream = await openListen(t, port, { resourcesListChanged: true, resourceSubscriptions: ['skill://notes/SKILL.md'] })
   const next = async () => (await stream.nextMessage()).method as string
 
   app.mcp.skills.add('notes', { files: { 'SKILL.md': skillMd('notes', 'Take notes', 'v1\n') } })

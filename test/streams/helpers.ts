@@ -4,6 +4,7 @@
  */
 import http, { type IncomingMessage } from 'node:http'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import type { Test } from 'tap'
 import mcpCapabilities, { type McpCapabilitiesOptions } from '../../lib/index.js'
 import { parseSseBlock, type SseEvent, SseSplitter } from '../helpers/sse.js'
 
@@ -104,6 +105,19 @@ export class SseReader {
     this.#waiters = []
     for (const wake of waiters) wake()
   }
+}
+
+/**
+ * Opens a `subscriptions/listen` stream on its own agent (destroyed with the
+ * test), checks that it is acknowledged first and returns its reader.
+ */
+export async function openListen (t: Test, port: number, notifications: unknown, headers: Record<string, string> = {}, id: string | number = 'L'): Promise<SseReader> {
+  const agent = new http.Agent()
+  t.teardown(() => agent.destroy())
+  const { res } = await post(port, listenRequest(id, notifications), { ...modernHeaders('subscriptions/listen'), ...headers }, agent)
+  const reader = new SseReader(res)
+  t.equal((await reader.nextMessage()).method, 'notifications/subscriptions/acknowledged')
+  return reader
 }
 
 export { parseSse, type SseEvent } from '../helpers/sse.js'
