@@ -49,6 +49,11 @@ export const FST_MCP_INVALID_OPTION = coded<'FST_MCP_INVALID_OPTION', [string, s
   TypeError
 )
 
+export const FST_MCP_FASTIFY_VERSION = coded<'FST_MCP_FASTIFY_VERSION', [string]>(
+  'FST_MCP_FASTIFY_VERSION',
+  'fastify-mcp-capabilities needs Fastify 5, and this is Fastify %s'
+)
+
 export const FST_MCP_ALREADY_REGISTERED = coded<'FST_MCP_ALREADY_REGISTERED', []>(
   'FST_MCP_ALREADY_REGISTERED',
   'fastify-mcp-capabilities is already registered in this context (fastify.mcp exists): register each endpoint in its own encapsulated context'

@@ -28,7 +28,7 @@ import { createModernHandler } from './endpoint/modern-era.js'
 import { modernErrorStatus } from './response/modern-result.js'
 import { openEndpointState } from './endpoint/state.js'
 import { buildPipeline } from './endpoint/operations.js'
-import { FST_MCP_ALREADY_REGISTERED } from './errors.js'
+import { FST_MCP_ALREADY_REGISTERED, FST_MCP_FASTIFY_VERSION } from './errors.js'
 import { hookedDecorator } from './hooks/hooked-decorator.js'
 import { type McpCapabilitiesOptions, resolveOptions } from './options.js'
 import { keepTickShapesAlive } from './response/tick-shapes.js'
@@ -44,6 +44,9 @@ export type { McpDecorator } from './endpoint/mcp-decorator.js'
 keepTickShapesAlive()
 
 const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts) => {
+  // Checked here rather than with fastify-plugin's `fastify: '5.x'`: Fastify matches that range with semver, whose
+  // regular expressions cost ~1 ms of every cold start to compile (docs/performance.md "Fastify's version").
+  if (!fastify.version.startsWith('5.')) throw new FST_MCP_FASTIFY_VERSION(fastify.version)
   const resolved = resolveOptions(opts)
   if (fastify.hasDecorator('mcp')) throw new FST_MCP_ALREADY_REGISTERED()
   // Every definition group on the module in one catalogue per kind, beside the raw handlers (definitions/compose.ts).
@@ -102,4 +105,4 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   })
 }
 
-export const mcpCapabilities = fastifyPlugin(plugin, { fastify: '5.x', name: 'fastify-mcp-capabilities' })
+export const mcpCapabilities = fastifyPlugin(plugin, { name: 'fastify-mcp-capabilities' })

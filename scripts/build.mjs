@@ -116,6 +116,39 @@ const groupedWithMain = {
   }
 }
 
+/**
+ * Node's built-in modules (`node:crypto`, `node:fs`, ...) as `process.getBuiltinModule` hands them over,
+ * instead of through `import`. The first `import` of a built-in in a process makes Node build its ES module
+ * facade, which reads every export of the module, lazy ones included: `node:crypto`'s `webcrypto` loads
+ * WebCrypto, `node:fs`'s `promises` and streams load theirs, `node:net` its BlockList. With Fastify already
+ * loaded (it takes them with `require`, which reads nothing), the package's built-ins cost ~3 ms of every cold
+ * start that way (docs/performance.md "Built-in modules without their ES facade"). Each built-in becomes a
+ * module of the bundle that exports the names lib/ imports from it (the others are dropped: each export is a
+ * pure read), so lib/ keeps its plain `import { createHash } from 'node:crypto'`.
+ * test/package/commonjs-dependencies.test.ts checks the bundle imports none.
+ */
+const RUNTIME = join(ROOT, 'lib', 'common', 'builtin-module.ts')
+const builtinsWithoutFacade = {
+  name: 'builtins-without-facade',
+  setup (build) {
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-builtin' }))
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
+      const names = Object.keys(process.getBuiltinModule(args.path)).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default')
+      const id = JSON.stringify(args.path)
+      return {
+        contents: [
+          `import { builtinModule } from ${JSON.stringify(RUNTIME)}`,
+          `const builtin = builtinModule(${id})`,
+          'export default builtin',
+          ...names.map((name) => `export const ${name} = /* @__PURE__ */ Reflect.get(builtin, ${JSON.stringify(name)})`)
+        ].join('\n'),
+        resolveDir: ROOT,
+        loader: 'js'
+      }
+    })
+  }
+}
+
 removeOldJavaScript(OUT)
 const result = await build({
   absWorkingDir: ROOT,
@@ -129,7 +162,7 @@ const result = await build({
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  plugins: [groupedWithMain, externalPackagesButTypeBox],
+  plugins: [groupedWithMain, builtinsWithoutFacade, externalPackagesButTypeBox],
   sourcemap: 'linked',
   // lib/ ships beside dist/: the maps name those files instead of copying them
   sourcesContent: false,

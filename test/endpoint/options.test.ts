@@ -232,6 +232,18 @@ t.test('registered twice in one context -> FST_MCP_ALREADY_REGISTERED', async (t
   await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_ALREADY_REGISTERED' })
 })
 
+t.test('an app that is not Fastify 5 -> FST_MCP_FASTIFY_VERSION, and Fastify 5 of any minor registers', async (t) => {
+  for (const [version, refused] of [['4.29.1', true], ['6.0.0', true], ['50.0.0', true], ['5.99.0-rc.1', false]] as const) {
+    const app = Fastify()
+    t.teardown(() => app.close())
+    // the version the plugin reads, as an older or newer Fastify would report it
+    Object.defineProperty(app, 'version', { configurable: true, get: () => version })
+    app.register(mcpCapabilities, base)
+    if (refused) await t.rejects(async () => { await app.ready() }, { code: 'FST_MCP_FASTIFY_VERSION', message: new RegExp(`Fastify ${version.replaceAll('.', '\\.')}`) }, version)
+    else await t.resolves(async () => { await app.ready() }, version)
+  }
+})
+
 t.test('one endpoint per encapsulated context is fine', async (t) => {
   const app = Fastify()
   t.teardown(() => app.close())
