@@ -183,6 +183,11 @@ for (const [file] of Object.entries(result.metafile.outputs).filter(([name]) => 
   const beside = relative(dirname(path), join(ROOT, '..')).split(sep).join('/')
   let changed = false
   map.sources = map.sources.map((source) => {
+    // a built-in's module (builtinsWithoutFacade) is made by this script: its few lines are named after the file they call
+    if (source.startsWith('node-builtin:')) {
+      changed = true
+      return relative(dirname(path), RUNTIME).split(sep).join('/')
+    }
     const at = source.lastIndexOf('node_modules/@sinclair/typebox/')
     if (at === -1) return source
     changed = true
