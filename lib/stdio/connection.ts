@@ -63,7 +63,18 @@ function withParams (headers: Readonly<Record<string, string>>, params: Record<s
 /** How the endpoint starts every notification it writes. */
 const NOTIFICATION_PREFIX = '{"jsonrpc":"2.0","method":'
 
-function isResponse (message: JsonObject): boolean {
+/** `line` parsed when it is a JSON object; undefined otherwise (the endpoint answers it -32700 or -32600). */
+export function parseMessage (line: string): JsonObject | undefined {
+  let message: unknown
+  try {
+    message = JSON.parse(line)
+  } catch {
+    return undefined
+  }
+  return isJsonObject(message) ? message : undefined
+}
+
+export function isResponse (message: JsonObject): boolean {
   return message.method === undefined && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))
 }
 
@@ -90,6 +101,7 @@ export class StdioConnection {
   /** Messages in flight (requests, notifications, answers to the server's questions), `subscriptions/listen` streams not counted. */
   #busy = 0
   #waiters: Array<() => void> = []
+  #onRelease: (() => void) | undefined
   #annotations: Promise<ReadonlyMap<string, readonly ParamHeader[]>> | undefined
   readonly #stream: LegacyStream
   /** Modern headers by version, method and name (see `#headersFor`). */
@@ -113,25 +125,29 @@ export class StdioConnection {
 
   /** Resolves once fewer than `limit` requests are in flight. */
   whenBelow (limit: number): Promise<void> {
-    if (this.#busy < limit) return Promise.resolve()
+    return this.until(() => this.#busy < limit)
+  }
+
+  /** Resolves once `condition` holds, checked now and whenever a message in flight ends. */
+  until (condition: () => boolean): Promise<void> {
+    if (condition()) return Promise.resolve()
     return new Promise((resolve) => {
       const check = (): void => {
-        if (this.#busy < limit) resolve()
+        if (condition()) resolve()
         else this.#waiters.push(check)
       }
       this.#waiters.push(check)
     })
   }
 
+  /** `listener` runs whenever a message in flight ends, before anything waiting in `until` is checked. */
+  onRelease (listener: () => void): void {
+    this.#onRelease = listener
+  }
+
   /** Sends one line to the endpoint; its answer is written when it comes. */
-  receive (line: string): void {
-    let message: unknown
-    try {
-      message = JSON.parse(line)
-    } catch {
-      message = undefined
-    }
-    this.#track(this.#handle(line, isJsonObject(message) ? message : undefined))
+  receive (line: string, message: JsonObject | undefined = parseMessage(line)): void {
+    this.#track(this.#handle(line, message))
   }
 
   /** Resolves once every request but open listen streams has been answered, or after `ms`. */
@@ -258,6 +274,7 @@ export class StdioConnection {
 
   #release (): void {
     this.#busy--
+    this.#onRelease?.()
     const waiters = this.#waiters
     this.#waiters = []
     for (const waiter of waiters) waiter()

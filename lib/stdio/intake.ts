@@ -1,0 +1,85 @@
+/**
+ * What the reader does with each line of stdin while the connection is
+ * saturated (`maxInFlight` messages in flight, lib/stdio/connection.ts).
+ *
+ * Pausing outright would stall a connection whose requests all wait on the
+ * client (a legacy `ctx.elicit()`, sampling, roots): the answers that
+ * would finish them sit unread behind the pause until the client-request
+ * timeout fails them. So while saturated the reader goes on, bounded:
+ * an answer to the server's question (an `id` with `result` or `error`, no
+ * `method`) and `notifications/cancelled` go to the endpoint at once, since
+ * they can only end work; a new request, any other notification or a line
+ * that is not JSON-RPC waits here and goes, in the order read, as slots
+ * free up. At most `maxInFlight` more messages are taken in than the limit
+ * (in flight beyond it, or waiting here); past that reading pauses as
+ * before, so a flood of bogus answers costs no more than a flood of
+ * requests.
+ */
+import { isJsonObject, isRequestId, type JsonObject } from '../protocol/jsonrpc.js'
+import { isResponse, parseMessage, type StdioConnection } from './connection.js'
+
+interface WaitingLine {
+  readonly line: string
+  readonly message: JsonObject | undefined
+}
+
+/** True for a message that can only end work in flight: the client's answer, or a cancellation. */
+function endsWork (message: JsonObject | undefined): boolean {
+  if (message === undefined) return false
+  if (message.method === 'notifications/cancelled') return !Object.hasOwn(message, 'id')
+  return Object.hasOwn(message, 'id') && isResponse(message)
+}
+
+export class Intake {
+  readonly #connection: StdioConnection
+  readonly #maxInFlight: number
+  /** Lines read while saturated that start new work, oldest first. */
+  #waiting: WaitingLine[] = []
+
+  constructor (connection: StdioConnection, maxInFlight: number) {
+    this.#connection = connection
+    this.#maxInFlight = maxInFlight
+    connection.onRelease(() => this.#admitWaiting())
+  }
+
+  /** Takes one line read from stdin: to the endpoint now, or in line behind the requests waiting for a slot. */
+  take (line: string): void {
+    // The common case costs no second parse: a free slot and nobody waiting ahead.
+    if (this.#waiting.length === 0 && this.#connection.busy < this.#maxInFlight) {
+      this.#connection.receive(line)
+      return
+    }
+    const message = parseMessage(line)
+    if (!endsWork(message)) {
+      this.#waiting.push({ line, message })
+      return
+    }
+    if (message?.method === 'notifications/cancelled') this.#dropCancelled(message.params)
+    this.#connection.receive(line, message)
+  }
+
+  /** Resolves once another line may be read: fewer than twice `maxInFlight` messages in flight or waiting here. */
+  room (): Promise<void> {
+    return this.#connection.until(() => this.#connection.busy + this.#waiting.length < 2 * this.#maxInFlight)
+  }
+
+  /** Forgets what is waiting: the connection is closing and takes nothing new. */
+  discard (): void {
+    this.#waiting = []
+  }
+
+  #admitWaiting (): void {
+    while (this.#waiting.length > 0 && this.#connection.busy < this.#maxInFlight) {
+      const next = this.#waiting.shift() as WaitingLine
+      this.#connection.receive(next.line, next.message)
+    }
+  }
+
+  /** A request cancelled before it had a slot never starts (and, as for any cancelled request, is not answered). */
+  #dropCancelled (params: unknown): void {
+    if (!isJsonObject(params) || !isRequestId(params.requestId)) return
+    const id = params.requestId
+    const at = this.#waiting.findIndex(({ message }) => message !== undefined && typeof message.method === 'string' && message.id === id)
+    if (at !== -1) this.#waiting.splice(at, 1)
+  }
+}
