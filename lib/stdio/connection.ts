@@ -118,12 +118,12 @@ export class StdioConnection {
     return this.#era
   }
 
-  /** Client messages in flight (open `subscriptions/listen` streams not counted): reading pauses at `maxInFlight`. */
+  /** Client messages in flight (open `subscriptions/listen` streams not counted): new work waits at `maxInFlight` (lib/stdio/intake.ts). */
   get busy (): number {
     return this.#busy
   }
 
-  /** Resolves once fewer than `limit` requests are in flight. */
+  /** Resolves once fewer than `limit` messages are in flight. */
   whenBelow (limit: number): Promise<void> {
     return this.until(() => this.#busy < limit)
   }
