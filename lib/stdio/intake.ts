@@ -15,12 +15,14 @@
  * before, so a flood of bogus answers costs no more than a flood of
  * requests.
  */
-import { isJsonObject, isRequestId, type JsonObject } from '../protocol/jsonrpc.js'
+import { isJsonObject, isRequestId, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { isResponse, parseMessage, type StdioConnection } from './connection.js'
 
 interface WaitingLine {
+  /** Kept as read, not parsed: a parsed message can take several times its line's memory. */
   readonly line: string
-  readonly message: JsonObject | undefined
+  /** The id of a request, for a cancellation to find it. */
+  readonly requestId: RequestId | undefined
 }
 
 /** True for a message that can only end work in flight: the client's answer, or a cancellation. */
@@ -51,16 +53,22 @@ export class Intake {
     }
     const message = parseMessage(line)
     if (!endsWork(message)) {
-      this.#waiting.push({ line, message })
+      const requestId = typeof message?.method === 'string' && isRequestId(message.id) ? message.id : undefined
+      this.#waiting.push({ line, requestId })
       return
     }
     if (message?.method === 'notifications/cancelled') this.#dropCancelled(message.params)
     this.#connection.receive(line, message)
   }
 
-  /** Resolves once another line may be read: fewer than twice `maxInFlight` messages in flight or waiting here. */
+  /** True while no other line may be read: twice `maxInFlight` messages in flight or waiting here. */
+  get full (): boolean {
+    return this.#connection.busy + this.#waiting.length >= 2 * this.#maxInFlight
+  }
+
+  /** Resolves once another line may be read. */
   room (): Promise<void> {
-    return this.#connection.until(() => this.#connection.busy + this.#waiting.length < 2 * this.#maxInFlight)
+    return this.#connection.until(() => !this.full)
   }
 
   /** Forgets what is waiting: the connection is closing and takes nothing new. */
@@ -70,8 +78,7 @@ export class Intake {
 
   #admitWaiting (): void {
     while (this.#waiting.length > 0 && this.#connection.busy < this.#maxInFlight) {
-      const next = this.#waiting.shift() as WaitingLine
-      this.#connection.receive(next.line, next.message)
+      this.#connection.receive((this.#waiting.shift() as WaitingLine).line)
     }
   }
 
@@ -79,7 +86,7 @@ export class Intake {
   #dropCancelled (params: unknown): void {
     if (!isJsonObject(params) || !isRequestId(params.requestId)) return
     const id = params.requestId
-    const at = this.#waiting.findIndex(({ message }) => message !== undefined && typeof message.method === 'string' && message.id === id)
+    const at = this.#waiting.findIndex(({ requestId }) => requestId === id)
     if (at !== -1) this.#waiting.splice(at, 1)
   }
 }

@@ -140,7 +140,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
         continue
       }
       intake.take(line)
-      await intake.room()
+      if (intake.full) await intake.room()
     }
   }
 
