@@ -10,13 +10,20 @@
  * `method`) and `notifications/cancelled` go to the endpoint at once, since
  * they can only end work; a new request, any other notification or a line
  * that is not JSON-RPC waits here and goes, in the order read, as slots
- * free up. At most `maxInFlight` more messages are taken in than the limit
- * (in flight beyond it, or waiting here); past that reading pauses as
- * before, so a flood of bogus answers costs no more than a flood of
- * requests.
+ * free up. At most `maxInFlight` more messages (at least MIN_READ_AHEAD)
+ * are taken in than the limit (in flight beyond it, or waiting here); past
+ * that reading pauses as before, so a flood of bogus answers costs no more
+ * than a flood of requests.
  */
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { isResponse, parseMessage, type StdioConnection } from './connection.js'
+
+/**
+ * The read-ahead's floor: with `maxInFlight: 1` a read-ahead of one
+ * message would stall an eliciting tool as soon as its client sent one
+ * other request (a ping) before its answer.
+ */
+const MIN_READ_AHEAD = 8
 
 interface WaitingLine {
   /** Kept as read, not parsed: a parsed message can take several times its line's memory. */
@@ -35,12 +42,15 @@ function endsWork (message: JsonObject | undefined): boolean {
 export class Intake {
   readonly #connection: StdioConnection
   readonly #maxInFlight: number
+  /** Most messages taken in at once: in flight, and waiting here. */
+  readonly #maxTakenIn: number
   /** Lines read while saturated that start new work, oldest first. */
   #waiting: WaitingLine[] = []
 
   constructor (connection: StdioConnection, maxInFlight: number) {
     this.#connection = connection
     this.#maxInFlight = maxInFlight
+    this.#maxTakenIn = maxInFlight + Math.max(maxInFlight, MIN_READ_AHEAD)
     connection.onRelease(() => this.#admitWaiting())
   }
 
@@ -61,14 +71,23 @@ export class Intake {
     this.#connection.receive(line, message)
   }
 
-  /** True while no other line may be read: twice `maxInFlight` messages in flight or waiting here. */
+  /** True while no other line may be read: the read-ahead is taken too. */
   get full (): boolean {
-    return this.#connection.busy + this.#waiting.length >= 2 * this.#maxInFlight
+    return this.#connection.busy + this.#waiting.length >= this.#maxTakenIn
   }
 
   /** Resolves once another line may be read. */
   room (): Promise<void> {
     return this.#connection.until(() => !this.full)
+  }
+
+  /**
+   * Resolves once every line taken has gone to the endpoint: when stdin
+   * ends, `drainMs` starts after that, as it did when those lines were
+   * still unread behind a pause.
+   */
+  allAdmitted (): Promise<void> {
+    return this.#connection.until(() => this.#waiting.length === 0)
   }
 
   /** Forgets what is waiting: the connection is closing and takes nothing new. */

@@ -142,6 +142,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
       intake.take(line)
       if (intake.full) await intake.room()
     }
+    await intake.allAdmitted()
   }
 
   const reading = read().then(

@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream'
 import { boolean, check, custom, group, integer, record, string } from '../check/option-spec.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 
-/** Most client messages in flight at once (open `subscriptions/listen` streams not counted); reading stdin takes as many again, then pauses. */
+/** Client messages in flight before new work waits (open `subscriptions/listen` streams not counted); reading stdin takes as many again (at least 8), then pauses. */
 export const DEFAULT_MAX_IN_FLIGHT = 64
 /** How long requests in flight may still be answered after stdin ends, before the app closes (and cancels the rest). */
 export const DEFAULT_DRAIN_MS = 1000
@@ -30,9 +30,10 @@ export interface StdioOptions {
    */
   maxMessageBytes?: number
   /**
-   * Most client messages (requests, notifications, answers) in flight at
-   * once; default 64. Past it stdin is read for as many again (answers and
-   * cancellations go at once, the rest waits its turn), then reading pauses.
+   * Client messages (requests, notifications, answers) in flight before new
+   * work waits; default 64. Past it stdin is read for as many again, at
+   * least 8 (answers and cancellations go at once, the rest waits its
+   * turn), then reading pauses.
    */
   maxInFlight?: number
   /**

@@ -4,9 +4,10 @@
 // the client (a legacy `ctx.elicit()`), the answers that would finish them
 // sat unread behind the pause until `clientRequestTimeoutMs` failed them:
 // with `maxInFlight: 1` one eliciting tool stalled every time. Now, while
-// saturated, the reader goes on for up to another `maxInFlight` messages:
-// answers and `notifications/cancelled` go to the endpoint at once, new
-// requests and other notifications wait their turn in the order read.
+// saturated, the reader goes on for up to another `maxInFlight` messages
+// (at least 8): answers and `notifications/cancelled` go to the endpoint at
+// once, new requests and other notifications wait their turn in the order
+// read.
 import { PassThrough } from 'node:stream'
 import Fastify from 'fastify'
 import t, { type Test } from 'tap'
@@ -20,6 +21,8 @@ const ELICITATION = 'elicitation/create'
 interface Peer {
   messages: Array<Record<string, any>>
   send: (message: object) => void
+  input: PassThrough
+  server: Awaited<ReturnType<typeof serveStdio>>
   /** Names of the `note` calls the handler saw, in the order it saw them. */
   notes: string[]
   /** The elicitation requests the server wrote so far. */
@@ -56,7 +59,7 @@ async function connect (t: Test, maxInFlight: number): Promise<Peer> {
   send(INITIALIZE)
   await eventually(() => messages.some((m) => m.id === 'init'))
   send({ jsonrpc: '2.0', method: 'notifications/initialized' })
-  return { messages, send, notes, elicitations: () => messages.filter((m) => m.method === ELICITATION) }
+  return { messages, send, input, server, notes, elicitations: () => messages.filter((m) => m.method === ELICITATION) }
 }
 
 const call = (id: number, name: string, tag: string): object => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: { tag } } })
@@ -97,16 +100,17 @@ t.test('maxInFlight 3, every slot waiting on the client: each answer is read, ea
   noTimeouts(t, peer)
 })
 
-t.test('requests read while saturated wait their turn, in the order read; the answers behind them pass', async (t) => {
-  const peer = await connect(t, 3)
-  for (const [i, tag] of ['a', 'b', 'c'].entries()) peer.send(call(i + 1, 'ask', tag))
-  await eventually(() => peer.elicitations().length === 3)
-  peer.send(call(10, 'note', 'first'))
-  peer.send(call(11, 'note', 'second'))
-  for (const tag of ['a', 'b', 'c']) peer.send(answer(peer, tag, tag))
-  await eventually(() => [1, 2, 3, 10, 11].every((id) => textOf(peer, id) !== undefined))
-  t.same(peer.notes, ['first', 'second'], 'the held requests reached the handler in the order they were read')
-  t.same([1, 2, 3].map((id) => textOf(peer, id)), ['a: a', 'b: b', 'c: c'])
+t.test('requests read while saturated wait their turn, in the order read; the answer behind them passes', async (t) => {
+  const peer = await connect(t, 1)
+  peer.send(call(1, 'ask', 'a'))
+  await eventually(() => peer.elicitations().length === 1)
+  // More than maxInFlight of them: the read-ahead has a floor, so a few requests before the answer do not stall it.
+  const tags = ['first', 'second', 'third']
+  tags.forEach((tag, i) => peer.send(call(10 + i, 'note', tag)))
+  peer.send(answer(peer, 'a', 'b'))
+  await eventually(() => [1, 10, 11, 12].every((id) => textOf(peer, id) !== undefined))
+  t.same(peer.notes, tags, 'the waiting requests reached the handler in the order they were read')
+  t.equal(textOf(peer, 1), 'a: b')
   noTimeouts(t, peer)
 })
 
@@ -126,8 +130,26 @@ t.test('a request cancelled while it waits for a slot never runs and is not answ
   t.same([1, 2].map((id) => textOf(peer, id)), ['a: x', 'b: y'])
 })
 
-t.test('a flood of bogus answers behind a slow hook: at most twice maxInFlight taken in, every one served once released', async (t) => {
-  const MAX_IN_FLIGHT = 8
+t.test('stdin ending while requests wait for a slot: each still goes to the endpoint and is answered before the app closes', async (t) => {
+  const peer = await connect(t, 1)
+  peer.send(call(1, 'ask', 'a'))
+  await eventually(() => peer.elicitations().length === 1)
+  peer.send(call(10, 'note', 'waiting'))
+  peer.send(answer(peer, 'a', 'z'))
+  peer.input.end()
+  await peer.server.closed
+  t.equal(textOf(peer, 1), 'a: z')
+  t.equal(textOf(peer, 10), 'noted waiting', 'the request that waited was answered too')
+})
+
+for (const [maxInFlight, takenIn] of [[8, 16], [1, 9]] as const) {
+  t.test(`a flood of bogus answers behind a slow hook, maxInFlight ${maxInFlight}: ${takenIn} taken in, every one served once released`, async (t) => {
+    await flood(t, maxInFlight, takenIn)
+  })
+}
+
+/** 1000 answers to questions never asked, written at once, each held by an onRequest hook until released. */
+async function flood (t: Test, maxInFlight: number, takenIn: number): Promise<void> {
   const SENT = 1000
   const app = Fastify()
   await app.register(mcpCapabilities, { server: { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) }, serverInfo: { name: 'flood', version: '1.0.0' } })
@@ -143,16 +165,20 @@ t.test('a flood of bogus answers behind a slow hook: at most twice maxInFlight t
   const input = new PassThrough()
   const output = new PassThrough()
   output.resume()
-  const server = await serveStdio(app, { input, output, maxInFlight: MAX_IN_FLIGHT, handleSignals: false })
-  t.teardown(() => server.close())
+  const server = await serveStdio(app, { input, output, maxInFlight, handleSignals: false })
+  // Released first: closing waits for the calls the hook holds.
+  t.teardown(async () => {
+    release()
+    await server.close()
+  })
   let lines = ''
   for (let i = 0; i < SENT; i++) lines += JSON.stringify({ jsonrpc: '2.0', id: `bogus-${i}`, result: {} }) + '\n'
   input.write(lines)
-  await eventually(() => entered >= 2 * MAX_IN_FLIGHT)
+  await eventually(() => entered >= takenIn)
   // Let every line the reader would take reach the hook.
   for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
-  t.equal(entered, 2 * MAX_IN_FLIGHT, 'reading paused once the read-ahead was taken too')
+  t.equal(entered, takenIn, 'reading paused once the read-ahead (maxInFlight, at least 8) was taken too')
   release()
   await eventually(() => served === SENT)
   t.equal(entered, SENT, 'every answer reached the app once released')
-})
+}
