@@ -74,6 +74,7 @@ export function parseMessage (line: string): JsonObject | undefined {
   return isJsonObject(message) ? message : undefined
 }
 
+/** An answer (a result or an error, no method): the endpoint's to this request, or the client's to the server's question. */
 export function isResponse (message: JsonObject): boolean {
   return message.method === undefined && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))
 }
