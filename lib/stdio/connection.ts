@@ -63,7 +63,19 @@ function withParams (headers: Readonly<Record<string, string>>, params: Record<s
 /** How the endpoint starts every notification it writes. */
 const NOTIFICATION_PREFIX = '{"jsonrpc":"2.0","method":'
 
-function isResponse (message: JsonObject): boolean {
+/** `line` parsed when it is a JSON object; undefined otherwise (the endpoint answers it -32700 or -32600). */
+export function parseMessage (line: string): JsonObject | undefined {
+  let message: unknown
+  try {
+    message = JSON.parse(line)
+  } catch {
+    return undefined
+  }
+  return isJsonObject(message) ? message : undefined
+}
+
+/** An answer (a result or an error, no method): the endpoint's to this request, or the client's to the server's question. */
+export function isResponse (message: JsonObject): boolean {
   return message.method === undefined && (Object.hasOwn(message, 'result') || Object.hasOwn(message, 'error'))
 }
 
@@ -90,6 +102,7 @@ export class StdioConnection {
   /** Messages in flight (requests, notifications, answers to the server's questions), `subscriptions/listen` streams not counted. */
   #busy = 0
   #waiters: Array<() => void> = []
+  #onRelease: (() => void) | undefined
   #annotations: Promise<ReadonlyMap<string, readonly ParamHeader[]>> | undefined
   readonly #stream: LegacyStream
   /** Modern headers by version, method and name (see `#headersFor`). */
@@ -106,32 +119,36 @@ export class StdioConnection {
     return this.#era
   }
 
-  /** Client messages in flight (open `subscriptions/listen` streams not counted): reading pauses at `maxInFlight`. */
+  /** Client messages in flight (open `subscriptions/listen` streams not counted): new work waits at `maxInFlight` (lib/stdio/intake.ts). */
   get busy (): number {
     return this.#busy
   }
 
-  /** Resolves once fewer than `limit` requests are in flight. */
+  /** Resolves once fewer than `limit` messages are in flight. */
   whenBelow (limit: number): Promise<void> {
-    if (this.#busy < limit) return Promise.resolve()
+    return this.until(() => this.#busy < limit)
+  }
+
+  /** Resolves once `condition` holds, checked now and whenever a message in flight ends. */
+  until (condition: () => boolean): Promise<void> {
+    if (condition()) return Promise.resolve()
     return new Promise((resolve) => {
       const check = (): void => {
-        if (this.#busy < limit) resolve()
+        if (condition()) resolve()
         else this.#waiters.push(check)
       }
       this.#waiters.push(check)
     })
   }
 
+  /** `listener` runs whenever a message in flight ends, before anything waiting in `until` is checked. */
+  onRelease (listener: () => void): void {
+    this.#onRelease = listener
+  }
+
   /** Sends one line to the endpoint; its answer is written when it comes. */
-  receive (line: string): void {
-    let message: unknown
-    try {
-      message = JSON.parse(line)
-    } catch {
-      message = undefined
-    }
-    this.#track(this.#handle(line, isJsonObject(message) ? message : undefined))
+  receive (line: string, message: JsonObject | undefined = parseMessage(line)): void {
+    this.#track(this.#handle(line, message))
   }
 
   /** Resolves once every request but open listen streams has been answered, or after `ms`. */
@@ -258,6 +275,7 @@ export class StdioConnection {
 
   #release (): void {
     this.#busy--
+    this.#onRelease?.()
     const waiters = this.#waiters
     this.#waiters = []
     for (const waiter of waiters) waiter()

@@ -19,6 +19,7 @@ import type { Era } from '../protocol/methods.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
 import { FST_MCP_STDIO_AUTHORIZATION, FST_MCP_STDIO_LOGGER_ON_STDOUT, FST_MCP_STDIO_NO_ENDPOINT } from '../errors.js'
 import { StdioConnection } from './connection.js'
+import { Intake } from './intake.js'
 import { idInHead, readLines } from './line-reader.js'
 import { LineSocket } from './line-request.js'
 import { BASE_HEADERS } from './message-headers.js'
@@ -86,6 +87,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
     writer,
     log
   })
+  const intake = new Intake(connection, settings.maxInFlight)
 
   const onSignal = (signal: NodeJS.Signals): void => {
     // The signal is raised again once closed, or after SIGNAL_CLOSE_BOUND_MS if closing hangs: a wait that no
@@ -107,6 +109,8 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
       // The reading loop ends; a paused stdin would keep the process alive.
       if (!input.destroyed) input.destroy()
       await connection.drain(drainMs)
+      // Requests still waiting for a slot are dropped with the calls in flight: the app is about to close.
+      intake.discard()
       try {
         await connection.endSession(END_SESSION_BOUND_MS)
       } catch (err) {
@@ -135,9 +139,10 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
         await writer.send(JSON.stringify({ jsonrpc: '2.0', id: idInHead(line.head) ?? null, error: { code: ErrorCode.InvalidRequest, message: `Request body is too large (more than ${maxMessageBytes} bytes)` } }))
         continue
       }
-      connection.receive(line)
-      if (connection.busy >= settings.maxInFlight) await connection.whenBelow(settings.maxInFlight)
+      intake.take(line)
+      if (intake.full) await intake.room()
     }
+    await intake.allAdmitted()
   }
 
   const reading = read().then(

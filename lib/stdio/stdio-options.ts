@@ -6,7 +6,7 @@ import type { Readable, Writable } from 'node:stream'
 import { boolean, check, custom, group, integer, record, string } from '../check/option-spec.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 
-/** Most client requests answered at once before reading stdin pauses (open `subscriptions/listen` streams not counted). */
+/** Client messages in flight before new work waits (open `subscriptions/listen` streams not counted); reading stdin takes as many again (at least 8), then pauses. */
 export const DEFAULT_MAX_IN_FLIGHT = 64
 /** How long requests in flight may still be answered after stdin ends, before the app closes (and cancels the rest). */
 export const DEFAULT_DRAIN_MS = 1000
@@ -29,7 +29,12 @@ export interface StdioOptions {
    * (`fastify.mcp.bodyLimit`), which also applies to what passes.
    */
   maxMessageBytes?: number
-  /** Most client messages (requests, notifications, answers) in flight before reading pauses; default 64. */
+  /**
+   * Client messages (requests, notifications, answers) in flight before new
+   * work waits; default 64. Past it stdin is read for as many again, at
+   * least 8 (answers and cancellations go at once, the rest waits its
+   * turn), then reading pauses.
+   */
   maxInFlight?: number
   /**
    * Milliseconds requests in flight may still be answered after stdin ends,
