@@ -201,4 +201,3 @@ t.test('an id no well-formed event carries is never remembered nor held on', asy
   notices.holdUntilSettled('y'.repeat(64), () => notices.listChanged('resources'))
   t.strictSame(told, ['list tools', 'list prompts'], 'the longest well-formed id is held')
 })
-
