@@ -12,7 +12,8 @@
  * publishes `changeSettled` with the id: the other instances tell their
  * listen streams what the change told, held until then
  * (settled-notices.ts), so a client told re-lists from an instance that
- * applied it.
+ * applied it. On a bus no other instance shares (the endpoint's own, in
+ * memory) nothing is held, so nothing is said.
  */
 import { randomUUID } from 'node:crypto'
 import type { EventBus, McpEvent } from '../parts/event-bus.js'
@@ -32,11 +33,14 @@ interface Waiting {
 export class ConfirmedChanges {
   readonly #bus: EventBus
   readonly #timeoutMs: number
+  readonly #shared: boolean
   readonly #waiting = new Map<string, Waiting>()
 
-  constructor (bus: EventBus, timeoutMs = CONFIRM_TIMEOUT_MS) {
+  /** `shared`: whether other instances may share the bus (false: no `changeSettled`, nobody holds on it). */
+  constructor (bus: EventBus, timeoutMs = CONFIRM_TIMEOUT_MS, shared = true) {
     this.#bus = bus
     this.#timeoutMs = timeoutMs
+    this.#shared = shared
   }
 
   /** Publishes the change `make(id)` builds; resolves once every other instance reached has applied it. */
@@ -102,6 +106,7 @@ export class ConfirmedChanges {
 
   /** Says on the bus that the change of `id` settled here; an instance that does not hear it tells its streams after a bound. */
   #settled (id: string): void {
+    if (!this.#shared) return
     try {
       this.#bus.publish({ type: 'changeSettled', id }).catch(() => {})
     } catch {

@@ -16,17 +16,26 @@
  * all the same. A hold tells each list and URI once, however often the
  * change told it.
  *
+ * A bus may deliver `changeSettled` before the change itself (a custom bus
+ * that re-sends or reorders). Such an id is remembered, for the fallback's
+ * duration and at most MAX_SETTLED_EARLY of them (oldest forgotten first),
+ * and the change, when it comes, is told at once instead of waiting out the
+ * fallback. Ids come from other instances: one that is not a well-formed
+ * change id (lib/parts/event-bus.ts) is never remembered nor held on.
+ *
  * One instance (the in-memory bus the endpoint made itself) holds nothing:
  * its streams hear a change at once. `add` and `update` made directly, the
  * catch-up at ready or after a bus cut, and `notify*()` are not held.
  */
-import type { ListName } from '../parts/event-bus.js'
+import { isChangeId, type ListName } from '../parts/event-bus.js'
 import { CONFIRM_TIMEOUT_MS } from './confirmed-changes.js'
 
 /** Bound on holding a heard change's notices without hearing that it settled: the maker's wait, and time for its word to travel. */
 export const SETTLE_FALLBACK_MS = CONFIRM_TIMEOUT_MS + 2000
 /** Most changes held at once; past it a change is told at once, as if not shared. */
 export const MAX_HELD_CHANGES = 1000
+/** Most ids remembered as settled before their change was heard. */
+export const MAX_SETTLED_EARLY = 1000
 
 /** What this instance's listen streams are told. */
 export interface ListNotices {
@@ -51,18 +60,28 @@ export class SettledNotices implements ListNotices {
   readonly #byId = new Map<string, Hold>()
   /** Every hold waiting to be told (heard and made here), for the bound and for close. */
   readonly #open = new Set<Hold>()
+  /** Ids heard settled while nothing was held for them, with when they are forgotten; oldest first. */
+  readonly #settledEarly = new Map<string, number>()
+  readonly #now: () => number
   /** The hold of the change being applied now (changes apply synchronously). */
   #current: Hold | undefined
   #closed = false
 
   /**
    * `holds`: false on a single instance (nothing to wait for: told at once).
-   * `fallbackMs`: how long a hold waits at most.
+   * `fallbackMs`: how long a hold waits at most, and how long an id settled early is remembered.
+   * `now`: the clock (milliseconds, never going back) that ages those ids.
    */
-  constructor (tell: ListNotices, options: { holds: boolean, fallbackMs?: number }) {
+  constructor (tell: ListNotices, options: { holds: boolean, fallbackMs?: number, now?: () => number }) {
     this.#tell = tell
     this.#holds = options.holds
     this.#fallbackMs = options.fallbackMs ?? SETTLE_FALLBACK_MS
+    this.#now = options.now ?? performance.now.bind(performance)
+  }
+
+  /** Whether changes are held: other instances may share the bus (they hold too, and wait for `changeSettled`). */
+  get holds (): boolean {
+    return this.#holds
   }
 
   listChanged (list: ListName): void {
@@ -101,6 +120,8 @@ export class SettledNotices implements ListNotices {
     // The same change heard again adds to its hold.
     const held = this.#byId.get(id)
     if (held !== undefined) return this.#during(held, apply)
+    // Settled already (heard before the change), or an id `settled` would never match: nothing to wait for.
+    if (!isChangeId(id) || this.#wasSettledEarly(id)) return apply()
     const hold = this.#hold(id)
     if (hold === undefined) return apply()
     try {
@@ -114,6 +135,7 @@ export class SettledNotices implements ListNotices {
   settled (id: string): void {
     const hold = this.#byId.get(id)
     if (hold !== undefined) this.#release(hold)
+    else this.#rememberSettled(id)
   }
 
   /** The endpoint closes (its streams ended first): nothing more is told. */
@@ -122,6 +144,31 @@ export class SettledNotices implements ListNotices {
     for (const hold of this.#open) clearTimeout(hold.timer)
     this.#open.clear()
     this.#byId.clear()
+    this.#settledEarly.clear()
+  }
+
+  /** Remembers an id settled before its change was heard (or after it told nothing), bounded by count and age. */
+  #rememberSettled (id: string): void {
+    if (!this.#holds || this.#closed || !isChangeId(id)) return
+    const now = this.#now()
+    this.#forgetExpired(now)
+    // Heard again: remembered anew, as the newest.
+    this.#settledEarly.delete(id)
+    if (this.#settledEarly.size >= MAX_SETTLED_EARLY) this.#settledEarly.delete(this.#settledEarly.keys().next().value as string)
+    this.#settledEarly.set(id, now + this.#fallbackMs)
+  }
+
+  #wasSettledEarly (id: string): boolean {
+    this.#forgetExpired(this.#now())
+    return this.#settledEarly.has(id)
+  }
+
+  /** Forgets the ids remembered for the fallback's duration already (the oldest come first, all live as long). */
+  #forgetExpired (now: number): void {
+    for (const [id, until] of this.#settledEarly) {
+      if (until > now) return
+      this.#settledEarly.delete(id)
+    }
   }
 
   /** A new hold, or none when this instance tells at once (one instance, closed, or too many held). */

@@ -28,7 +28,7 @@
 import { FST_MCP_INVALID_OPTION, FST_MCP_SCALE_UNAVAILABLE, FST_MCP_UNKNOWN_DEFINITION } from '../errors.js'
 import { type CatalogChange, type CatalogStore, type RecordedChange, subjectOf } from '../parts/catalog-store.js'
 import type { DefinitionChange, DefinitionList, EventBus, McpEvent } from '../parts/event-bus.js'
-import { ConfirmedChanges } from './confirmed-changes.js'
+import { CONFIRM_TIMEOUT_MS, ConfirmedChanges } from './confirmed-changes.js'
 import type { LiveCatalogs, LivePrompts, LiveResources, LiveTools } from './live.js'
 import type { SettledNotices } from './settled-notices.js'
 
@@ -77,7 +77,8 @@ export class SharedCatalog {
   /** `notices`: what the catalogues tell this instance's streams goes through it, so a shared change's notices can be held. */
   constructor (store: CatalogStore, bus: EventBus, notices: SettledNotices) {
     this.#store = store
-    this.#confirmations = new ConfirmedChanges(bus)
+    // A bus whose changes are held (shared) is one whose changes are said to have settled.
+    this.#confirmations = new ConfirmedChanges(bus, CONFIRM_TIMEOUT_MS, notices.holds)
     this.#notices = notices
   }
 

@@ -42,8 +42,12 @@ function isSeq (value: unknown): boolean {
   return value === undefined || (typeof value === 'number' && Number.isSafeInteger(value) && value > 0)
 }
 
-function isChangeId (value: unknown): value is string {
-  return typeof value === 'string' && value.length > 0 && value.length <= 64
+/** Longest change id a well-formed event carries (the maker's are UUIDs: 36). */
+const MAX_CHANGE_ID_CHARS = 64
+
+/** Whether `value` can be a change's id: a non-empty string of bounded length. */
+export function isChangeId (value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0 && value.length <= MAX_CHANGE_ID_CHARS
 }
 
 export type McpEvent =

@@ -89,6 +89,12 @@ t.test('a bus that does not count resolves once it took the change; a failing bu
   t.equal(alone.published.length, 2)
 })
 
+t.test('on a bus no other instance shares, nothing is said when a change settled', async (t) => {
+  const lone = countingBus(1)
+  await new ConfirmedChanges(lone, 50, false).share(change('tools', 'x', 'disable'))
+  t.strictSame(lone.published.map((event) => event.type), ['definitionChanged'], 'no changeSettled: nobody holds on it')
+})
+
 t.test('an instance that could not apply it makes the change reject with its reason', async (t) => {
   const bus = countingBus(3)
   const changes = new ConfirmedChanges(bus, 2000)

@@ -3,10 +3,11 @@
  * tells listen streams is held until it settled (here: its sharing
  * settled; elsewhere: `settled(id)` heard), each list and URI told once;
  * a heard change whose settle never comes is told after the bound; an
- * endpoint alone tells at once.
+ * endpoint alone tells at once. A settle heard before its change is
+ * remembered (bounded by count and age) and the change told at once.
  */
 import t from 'tap'
-import { MAX_HELD_CHANGES, SettledNotices } from '../../lib/definitions/settled-notices.js'
+import { MAX_HELD_CHANGES, MAX_SETTLED_EARLY, SettledNotices } from '../../lib/definitions/settled-notices.js'
 
 // The fallback timer is unref'd (a server keeps the process alive); here a ref'd interval does.
 const alive = setInterval(() => {}, 1000)
@@ -30,6 +31,7 @@ function streams () {
 t.test('alone (holds: false): told at once, in and out of a change', async (t) => {
   const { told, tell } = streams()
   const notices = new SettledNotices(tell, { holds: false })
+  t.equal(notices.holds, false, 'and says so (no changeSettled is then published: lib/definitions/shared-catalog.ts)')
   const release = notices.holdWhile(() => notices.listChanged('tools'))
   t.strictSame(told, ['list tools'], 'a change made here')
   release()
@@ -137,4 +139,65 @@ t.test('close drops what is held: nothing is told after it', async (t) => {
   release()
   notices.settled('a')
   t.strictSame(told, [])
+})
+
+t.test('settled before the change was heard: the change is told at once, not after the bound', async (t) => {
+  const { told, tell } = streams()
+  const notices = new SettledNotices(tell, { holds: true })
+  t.teardown(() => notices.close())
+  notices.settled('early')
+  t.strictSame(told, [], 'nothing held: nothing to tell yet')
+  notices.holdUntilSettled('early', () => notices.listChanged('tools'))
+  t.strictSame(told, ['list tools'], 'told as it is applied')
+  notices.holdUntilSettled('early', () => notices.resourceUpdated('notes://1'))
+  t.strictSame(told, ['list tools', 'updated notes://1'], 'heard again while remembered: told at once too')
+  notices.holdUntilSettled('other', () => notices.listChanged('prompts'))
+  t.strictSame(told, ['list tools', 'updated notes://1'], 'another change is still held')
+})
+
+t.test('ids settled early are remembered for the fallback\'s duration only', async (t) => {
+  const { told, tell } = streams()
+  let now = 1000
+  const notices = new SettledNotices(tell, { holds: true, fallbackMs: 500, now: () => now })
+  t.teardown(() => notices.close())
+  notices.settled('old')
+  now += 499
+  notices.settled('young')
+  notices.holdUntilSettled('old', () => notices.listChanged('tools'))
+  t.strictSame(told, ['list tools'], 'within the duration: remembered')
+  now += 1
+  notices.holdUntilSettled('old', () => notices.listChanged('prompts'))
+  t.strictSame(told, ['list tools'], 'once the duration passed: forgotten, held again')
+  notices.holdUntilSettled('young', () => notices.listChanged('resources'))
+  t.strictSame(told, ['list tools', 'list resources'], 'a younger id is still remembered')
+})
+
+t.test('at most MAX_SETTLED_EARLY ids are remembered, the oldest forgotten first', async (t) => {
+  const { told, tell } = streams()
+  const notices = new SettledNotices(tell, { holds: true, now: () => 0 })
+  t.teardown(() => notices.close())
+  for (let i = 0; i <= MAX_SETTLED_EARLY; i++) notices.settled(`s${i}`)
+  notices.holdUntilSettled('s0', () => notices.listChanged('tools'))
+  t.strictSame(told, [], 'the oldest was forgotten: held')
+  notices.holdUntilSettled('s1', () => notices.listChanged('prompts'))
+  notices.holdUntilSettled(`s${MAX_SETTLED_EARLY}`, () => notices.listChanged('resources'))
+  t.strictSame(told, ['list prompts', 'list resources'], 'the next oldest and the newest are remembered')
+})
+
+t.test('an id no well-formed event carries is never remembered nor held on', async (t) => {
+  const { told, tell } = streams()
+  const notices = new SettledNotices(tell, { holds: true })
+  t.teardown(() => notices.close())
+  const long = 'x'.repeat(65)
+  // A custom bus hands over what it was given; the endpoint's dispatch passes it on as heard.
+  notices.settled(long)
+  notices.settled(7 as unknown as string)
+  notices.settled('')
+  for (let i = 0; i < MAX_SETTLED_EARLY; i++) notices.settled(`s${i}`)
+  notices.holdUntilSettled('s0', () => notices.listChanged('tools'))
+  t.strictSame(told, ['list tools'], 'the odd ids took no room: the oldest well-formed one is still remembered')
+  notices.holdUntilSettled(long, () => notices.listChanged('prompts'))
+  t.strictSame(told, ['list tools', 'list prompts'], 'a change under such an id could never be settled: told at once')
+  notices.holdUntilSettled('y'.repeat(64), () => notices.listChanged('resources'))
+  t.strictSame(told, ['list tools', 'list prompts'], 'the longest well-formed id is held')
 })
