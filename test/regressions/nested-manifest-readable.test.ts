@@ -119,3 +119,42 @@ t.test('without a nested skill with scopes of its own, manifests are the same fo
   t.strictSame(list.json.result.skills.find((s: Manifest) => s.uri === HANDBOOK).resources.map((r: { uri: string }) => r.uri),
     ['skill://handbook/SKILL.md', 'skill://handbook/payroll/SKILL.md'], 'a nested skill without scopes stays in its enclosing manifest')
 })
+
+t.test('each level of nesting guards its own files, and manifests follow the catalogue when a nested skill is disabled', async (t) => {
+  const app = Fastify()
+  t.teardown(() => app.close())
+  await app.register(mcpCapabilities, {
+    server: defineSkills({
+      a: { files: { 'SKILL.md': skillMd('a'), 'b/SKILL.md': skillMd('b'), 'b/notes.md': 'b notes', 'b/c/SKILL.md': skillMd('c') } },
+      'a/b': { files: { 'SKILL.md': skillMd('b'), 'notes.md': 'b notes', 'c/SKILL.md': skillMd('c') }, scopes: ['b:read'] },
+      'a/b/c': { files: { 'SKILL.md': skillMd('c') }, scopes: ['c:read'] }
+    }),
+    serverInfo: { name: 'nested-manifest', version: '1.0.0' },
+    authorization: {
+      resource: 'https://mcp.example.com/mcp',
+      authorizationServers: ['https://as.example.com'],
+      // The token names the scopes it grants: "b.c" grants b:read and c:read, "none" nothing.
+      verifyAccessToken: (token) => ({ subject: token, scopes: token === 'none' ? [] : token.split('.').map((s) => `${s}:read`) })
+    }
+  })
+  const client = mcpClient(t, app)
+  const filesOf = async (uri: string, token: string): Promise<string[]> => {
+    const reply = await client.modern('skills/get', { uri }, { headers: { authorization: `Bearer ${token}` } })
+    t.equal(reply.status, 200, `skills/get ${uri} as ${token}`)
+    const files = (reply.json.result.skill as Manifest).resources.map((r) => r.uri)
+    for (const file of files) {
+      t.equal((await client.modern('resources/read', { uri: file }, { headers: { authorization: `Bearer ${token}` } })).status, 200, `${token} reads ${file}`)
+    }
+    return files
+  }
+  t.strictSame(await filesOf('skill://a/SKILL.md', 'none'), ['skill://a/SKILL.md'])
+  t.strictSame(await filesOf('skill://a/SKILL.md', 'b'), ['skill://a/SKILL.md', 'skill://a/b/SKILL.md', 'skill://a/b/notes.md'])
+  t.strictSame(await filesOf('skill://a/SKILL.md', 'c'), ['skill://a/SKILL.md', 'skill://a/b/c/SKILL.md'])
+  t.strictSame(await filesOf('skill://a/b/SKILL.md', 'b'), ['skill://a/b/SKILL.md', 'skill://a/b/notes.md'])
+  t.strictSame(await filesOf('skill://a/SKILL.md', 'b.c'), ['skill://a/SKILL.md', 'skill://a/b/SKILL.md', 'skill://a/b/c/SKILL.md', 'skill://a/b/notes.md'])
+  // Disabled, a nested skill's files are its enclosing skill's alone again: read, and so listed, with that skill's scopes.
+  await app.mcp.skills.disable('a/b/c')
+  t.strictSame(await filesOf('skill://a/SKILL.md', 'b'), ['skill://a/SKILL.md', 'skill://a/b/SKILL.md', 'skill://a/b/c/SKILL.md', 'skill://a/b/notes.md'])
+  await app.mcp.skills.disable('a/b')
+  t.strictSame(await filesOf('skill://a/SKILL.md', 'none'), ['skill://a/SKILL.md', 'skill://a/b/SKILL.md', 'skill://a/b/c/SKILL.md', 'skill://a/b/notes.md'])
+})
