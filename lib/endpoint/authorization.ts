@@ -155,7 +155,7 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
           ? { ok: true, result: filterList(scopes, method, outcome.result, verifiedCallerOf(request), modern) }
           : outcome
     : undefined
-  // Whatever `filterLists` says: a manifest never lists a file its caller may not read.
+  // Whatever `filterLists` says: a manifest lists a nested skill's files only to callers who may read them.
   const viewManifests: ListFilter | undefined = skills === undefined
     ? undefined
     : (method, outcome, request, modern) => {
