@@ -60,8 +60,8 @@ const plugin: FastifyPluginAsync<McpCapabilitiesOptions> = async (fastify, opts)
   // The resource server, loaded when `authorization` is set (a chunk of its own in the build), with jose if its JWT verification is used.
   const auth = options.authorization === undefined
     ? undefined
-    : await (await import('./endpoint/authorization.js')).createEndpointAuthorization(options.authorization, composition.scopes)
-  // Lists pass authorization's filter, then the MCP Apps view (apps/ui-view.ts).
+    : await (await import('./endpoint/authorization.js')).createEndpointAuthorization(options.authorization, composition.scopes, composition.skills)
+  // Lists pass authorization's steps (filterLists, skill manifests per caller), then the MCP Apps view (apps/ui-view.ts).
   const state = await openEndpointState(options, composition, fastify.log, withUiView(options.server, auth?.filterListOutcome))
   // Each close is idempotent. preClose: Node's server.close() would wait for the open streams;
   // onClose: an app closed before it ever listened.

@@ -148,6 +148,75 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
   return { version: catalog.version, files, dynamicRoots, folders, folderOwners, sorted: new Map() }
 }
 
+/** Each catalogue's lookups, for its current version (the handlers and `nestedGuards` read the same). */
+const lookupsByCatalog = new WeakMap<Catalog<SkillEntry>, Lookups>()
+
+function lookupsOf (catalog: Catalog<SkillEntry>): Lookups {
+  let lookups = lookupsByCatalog.get(catalog)
+  if (lookups === undefined || lookups.version !== catalog.version) {
+    lookups = buildLookups(catalog)
+    lookupsByCatalog.set(catalog, lookups)
+  }
+  return lookups
+}
+
+/** By skill (its SKILL.md URI): the files of its manifest a nested skill guards, by URI, with that skill's scopes. */
+export type NestedGuards = ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>
+
+const NO_GUARDS: NestedGuards = new Map()
+const guardsByCatalog = new WeakMap<Catalog<SkillEntry>, { readonly version: number, readonly guards: NestedGuards }>()
+
+/** Whether an enabled skill with scopes of its own sits in another enabled skill's folder. */
+function anyScopedNested (enabled: readonly SkillEntry[]): boolean {
+  const roots = new Set(enabled.map((entry) => entry.root))
+  for (const entry of enabled) {
+    if (entry.scopes === undefined || entry.scopes.length === 0) continue
+    for (let cut = entry.root.lastIndexOf('/'); cut > entry.root.indexOf('://') + 2; cut = entry.root.lastIndexOf('/', cut - 1)) {
+      if (roots.has(entry.root.slice(0, cut))) return true
+    }
+  }
+  return false
+}
+
+function buildGuards (catalog: Catalog<SkillEntry>): NestedGuards {
+  const enabled = [...catalog.enabled('skills')]
+  // The common case: no nested skill with scopes, so no manifest differs between callers.
+  if (!anyScopedNested(enabled)) return NO_GUARDS
+  // A file's reader needs its owner's scopes (ownerOf below): the same lookups decide both.
+  const { files } = lookupsOf(catalog)
+  const guards = new Map<string, Map<string, readonly string[]>>()
+  for (const entry of enabled) {
+    if (entry.files === undefined) continue
+    for (const file of entry.files.values()) {
+      const owner = files.get(file.uri)?.entry
+      if (owner === undefined || owner === entry || owner.scopes === undefined || owner.scopes.length === 0) continue
+      let guarded = guards.get(entry.key)
+      if (guarded === undefined) {
+        guarded = new Map()
+        guards.set(entry.key, guarded)
+      }
+      guarded.set(file.uri, owner.scopes)
+    }
+  }
+  return guards
+}
+
+/**
+ * The manifest files that skills nested in others guard with their own
+ * scopes (reading them needs those, not the enclosing skill's), for the
+ * catalogue's current version: empty unless an enabled skill with scopes is
+ * nested in another. lib/auth/skill-manifest-view.ts leaves them out of the
+ * manifests of callers who lack those scopes.
+ */
+export function nestedGuards (catalog: Catalog<SkillEntry>): NestedGuards {
+  let known = guardsByCatalog.get(catalog)
+  if (known === undefined || known.version !== catalog.version) {
+    known = { version: catalog.version, guards: buildGuards(catalog) }
+    guardsByCatalog.set(catalog, known)
+  }
+  return known.guards
+}
+
 /** The dynamic skill whose root is `uri` or a folder above it. */
 function dynamicOwner (lookups: Lookups, uri: string): SkillEntry | undefined {
   if (lookups.dynamicRoots.size === 0) return undefined
@@ -231,11 +300,7 @@ const NO_RESOURCES = presetJson({ resources: Object.freeze([]) }, '{"resources":
  * those already there for the same handlers).
  */
 export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined, scopes?: ScopeTable): SkillHandlers {
-  let lookups: Lookups | undefined
-  const current = (): Lookups => {
-    if (lookups === undefined || lookups.version !== catalog.version) lookups = buildLookups(catalog)
-    return lookups
-  }
+  const current = (): Lookups => lookupsOf(catalog)
 
   function getSkill (params: JsonObject, ctx?: HandlerContext): unknown {
     const uri = params.uri

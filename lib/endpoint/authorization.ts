@@ -4,7 +4,7 @@
  * endpoint (all HTTP methods, both eras) before its body is read, the scope
  * check once the JSON-RPC message is known (per method, and per tool, prompt
  * or resource: the composed module's scope table, lib/definitions/compose.ts),
- * and the RFC 9728 metadata route.
+ * what lists show a caller, and the RFC 9728 metadata route.
  *
  * Refusals are JSON-RPC error bodies (`-32600`; `-32603` for a 503) behind
  * the status and `WWW-Authenticate` header clients act on. A 401 is decided
@@ -18,6 +18,10 @@ import { type AuthRejection, type AuthVerdict, isRejection, ResourceServer, RETR
 import { scopesRequired } from '../server-module/scopes.js'
 import type { JsonObject } from '../server-module/contract.js'
 import type { ScopeTable } from '../definitions/required-scopes.js'
+import type { Catalog } from '../definitions/catalog.js'
+import type { SkillEntry } from '../definitions/skill-entry.js'
+import { nestedGuards } from '../definitions/skill-serving.js'
+import { carriesManifests, manifestsFor } from '../auth/skill-manifest-view.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
 import type { RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
@@ -39,7 +43,11 @@ export interface EndpointAuthorization {
    * its challenge (the client did not ask for that target); undefined to go on.
    */
   checkTarget (request: FastifyRequest, method: string, params: JsonObject): Outcome | undefined
-  /** With `filterLists`: narrows a list outcome to what the caller may use; undefined when lists are not filtered. */
+  /**
+   * Narrows a list outcome to what the caller may use: with `filterLists`, the
+   * items whose scopes it holds; with skills, manifests without the nested
+   * files it may not read (lib/auth/skill-manifest-view.ts). Undefined when neither applies.
+   */
   readonly filterListOutcome: ListFilter | undefined
   /** Ends a long-lived response (a `subscriptions/listen` stream) when the token that opened it expires. */
   endAtExpiry (request: FastifyRequest, reply: FastifyReply): void
@@ -70,8 +78,8 @@ async function jwtVerifier (settings: ResolvedAuthorization): Promise<TokenVerif
   return (token) => verify(token)
 }
 
-/** `scopes`: what each handler's calls need (the composition's, read once at registration). */
-export async function createEndpointAuthorization (settings: ResolvedAuthorization, scopes: Readonly<ScopeTable>): Promise<EndpointAuthorization> {
+/** `scopes`: what each handler's calls need (the composition's, read once at registration); `skills`: its skills' catalogue, if any. */
+export async function createEndpointAuthorization (settings: ResolvedAuthorization, scopes: Readonly<ScopeTable>, skills?: Catalog<SkillEntry>): Promise<EndpointAuthorization> {
   const resourceServer = new ResourceServer(settings, await jwtVerifier(settings))
 
   function admit (request: FastifyRequest, reply: FastifyReply, done: HookHandlerDoneFunction, verdict: AuthVerdict): void {
@@ -141,12 +149,23 @@ export async function createEndpointAuthorization (settings: ResolvedAuthorizati
     return denied === FAULT ? INTERNAL_ERROR_OUTCOME : { ok: false, code: ErrorCode.InvalidRequest, message: denied.message }
   }
 
-  const filterListOutcome: ListFilter | undefined = settings.filterLists
+  const hideItems: ListFilter | undefined = settings.filterLists
     ? (method, outcome, request, modern) =>
         outcome.ok && FILTERED_LISTS.has(method)
           ? { ok: true, result: filterList(scopes, method, outcome.result, verifiedCallerOf(request), modern) }
           : outcome
     : undefined
+  // Whatever `filterLists` says: a manifest lists a nested skill's files only to callers who may read them.
+  const viewManifests: ListFilter | undefined = skills === undefined
+    ? undefined
+    : (method, outcome, request, modern) => {
+        if (!outcome.ok || !carriesManifests(method)) return outcome
+        const result = manifestsFor(nestedGuards(skills), method, outcome.result, verifiedCallerOf(request), modern)
+        return result === outcome.result ? outcome : { ok: true, result }
+      }
+  const filterListOutcome: ListFilter | undefined = hideItems === undefined || viewManifests === undefined
+    ? hideItems ?? viewManifests
+    : (method, outcome, request, modern) => viewManifests(method, hideItems(method, outcome, request, modern), request, modern)
 
   function endAtExpiry (request: FastifyRequest, reply: FastifyReply): void {
     const expiresAtMs = verifiedCallerOf(request)?.expiresAtMs

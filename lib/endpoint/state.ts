@@ -38,7 +38,7 @@ export interface EndpointState {
   }
   /** Present with `validate.results`: checks handler results against their wire schemas. */
   readonly resultCheck: ResultCheck | undefined
-  /** Narrows a list outcome for this request: authorization's `filterLists`, then the MCP Apps view. */
+  /** Narrows a list outcome for this request: authorization's steps (`filterLists`, skill manifests), then the MCP Apps view. */
   readonly filterList: ListFilter | undefined
   /** Handlers still running: timed out after `limits.handlerTimeoutMs`, stopped and answered on close. */
   readonly inFlight: InFlight
