@@ -13,7 +13,7 @@ import Fastify from 'fastify'
 import t, { type Test } from 'tap'
 import mcpCapabilities, { type HandlerContext } from '../../lib/index.js'
 import { serveStdio } from '../../lib/stdio/serve-stdio.js'
-import { collectMessages, eventually } from '../stdio/helpers.js'
+import { collectMessages, eventually, gatedStdio } from '../stdio/helpers.js'
 
 const INITIALIZE = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: { elicitation: {} }, clientInfo: { name: 'c', version: '1' } } }
 const ELICITATION = 'elicitation/create'
@@ -151,34 +151,14 @@ for (const [maxInFlight, takenIn] of [[8, 16], [1, 9]] as const) {
 /** 1000 answers to questions never asked, written at once, each held by an onRequest hook until released. */
 async function flood (t: Test, maxInFlight: number, takenIn: number): Promise<void> {
   const SENT = 1000
-  const app = Fastify()
-  await app.register(mcpCapabilities, { server: { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) }, serverInfo: { name: 'flood', version: '1.0.0' } })
-  let release: () => void = () => {}
-  const gate = new Promise<void>((resolve) => { release = resolve })
-  let entered = 0
-  let served = 0
-  app.addHook('onRequest', async () => {
-    entered++
-    await gate
-  })
-  app.addHook('onResponse', async () => { served++ })
-  const input = new PassThrough()
-  const output = new PassThrough()
-  output.resume()
-  const server = await serveStdio(app, { input, output, maxInFlight, handleSignals: false })
-  // Released first: closing waits for the calls the hook holds.
-  t.teardown(async () => {
-    release()
-    await server.close()
-  })
+  const gated = await gatedStdio(t, { listTools: () => ({ tools: [] }), callTool: () => ({ content: [] }) }, maxInFlight)
   let lines = ''
   for (let i = 0; i < SENT; i++) lines += JSON.stringify({ jsonrpc: '2.0', id: `bogus-${i}`, result: {} }) + '\n'
-  input.write(lines)
-  await eventually(() => entered >= takenIn)
-  // Let every line the reader would take reach the hook.
-  for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
-  t.equal(entered, takenIn, 'reading paused once the read-ahead (maxInFlight, at least 8) was taken too')
-  release()
-  await eventually(() => served === SENT)
-  t.equal(entered, SENT, 'every answer reached the app once released')
+  gated.input.write(lines)
+  await eventually(() => gated.entered() >= takenIn)
+  await gated.settle()
+  t.equal(gated.entered(), takenIn, 'reading paused once the read-ahead (maxInFlight, at least 8) was taken too')
+  gated.release()
+  await eventually(() => gated.served() === SENT)
+  t.equal(gated.entered(), SENT, 'every answer reached the app once released')
 }

@@ -1,6 +1,10 @@
 /** What the stdio tests share: the fixture a host would launch, and the environment it gets. */
-import type { Readable } from 'node:stream'
+import { PassThrough, type Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
+import Fastify from 'fastify'
+import type { Test } from 'tap'
+import mcpCapabilities from '../../lib/index.js'
+import { serveStdio } from '../../lib/stdio/serve-stdio.js'
 
 export const FIXTURE = fileURLToPath(new URL('./fixtures/conformance-stdio.ts', import.meta.url))
 
@@ -35,4 +39,55 @@ export function collectMessages (output: Readable): Array<Record<string, any>> {
     for (const line of lines) messages.push(JSON.parse(line))
   })
   return messages
+}
+
+/** An endpoint over stdio whose every message waits in an `onRequest` hook until `release()` (see `gatedStdio`). */
+export interface GatedStdio {
+  /** What the test writes, as the host would. */
+  readonly input: PassThrough
+  /** Messages that reached the app (the hook), and messages it answered. */
+  readonly entered: () => number
+  readonly served: () => number
+  /** Lets every held message and every later one through. */
+  readonly release: () => void
+  /** Resolves once every line the reader would take has reached the hook. */
+  readonly settle: () => Promise<void>
+}
+
+/**
+ * `server` on a Fastify endpoint served over stdio with `maxInFlight`, an
+ * async `onRequest` hook (a token check, a rate limiter) holding every
+ * message until `release()`: how the backpressure regressions see how many
+ * messages the transport takes in. Released and closed at the test's end.
+ */
+export async function gatedStdio (t: Test, server: object, maxInFlight: number): Promise<GatedStdio> {
+  const app = Fastify()
+  await app.register(mcpCapabilities, { server, serverInfo: { name: 'gated', version: '1.0.0' } })
+  let release: () => void = () => {}
+  const gate = new Promise<void>((resolve) => { release = resolve })
+  let entered = 0
+  let served = 0
+  app.addHook('onRequest', async () => {
+    entered++
+    await gate
+  })
+  app.addHook('onResponse', async () => { served++ })
+  const input = new PassThrough()
+  const output = new PassThrough()
+  output.resume()
+  const stdio = await serveStdio(app, { input, output, maxInFlight, handleSignals: false })
+  // Released first: closing waits for the calls the hook holds.
+  t.teardown(async () => {
+    release()
+    await stdio.close()
+  })
+  return {
+    input,
+    entered: () => entered,
+    served: () => served,
+    release: () => release(),
+    settle: async () => {
+      for (let i = 0; i < 20; i++) await new Promise((resolve) => setImmediate(resolve))
+    }
+  }
 }
