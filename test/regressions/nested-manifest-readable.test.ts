@@ -13,7 +13,7 @@ import t from 'tap'
 import mcpCapabilities, { defineSkills } from '../../lib/index.js'
 import { mcpClient } from '../helpers/mcp-inject.js'
 import { skillsProblems } from '../helpers/skills-schema.js'
-import { folderWith, skillMd } from '../skills/helpers.js'
+import { folderWith, handbookWithPayroll, skillMd } from '../skills/helpers.js'
 
 interface Manifest { uri: string, resources: Array<{ uri: string, digest: string, size: number }> }
 
@@ -24,12 +24,7 @@ const NESTED_FILES = ['skill://handbook/payroll/SKILL.md', 'skill://handbook/pay
 
 for (const filterLists of [false, true]) {
   t.test(`an enclosing skill's manifest lists only the files its caller may read (filterLists: ${filterLists})`, async (t) => {
-    const root = folderWith(t, {
-      'handbook/SKILL.md': skillMd('handbook'),
-      'handbook/intro.md': 'welcome',
-      'handbook/payroll/SKILL.md': skillMd('payroll'),
-      'handbook/payroll/rates/2027.md': 'confidential rates'
-    })
+    const root = handbookWithPayroll(t)
     const app = Fastify()
     t.teardown(() => app.close())
     await app.register(mcpCapabilities, {

@@ -9,15 +9,10 @@ import Fastify from 'fastify'
 import t from 'tap'
 import mcpCapabilities, { defineSkills } from '../../lib/index.js'
 import { mcpClient } from '../helpers/mcp-inject.js'
-import { folderWith, skillMd } from '../skills/helpers.js'
+import { handbookWithPayroll } from '../skills/helpers.js'
 
 t.test('a nested skill\'s files need its scopes, whoever encloses it', async (t) => {
-  const root = folderWith(t, {
-    'handbook/SKILL.md': skillMd('handbook'),
-    'handbook/intro.md': 'welcome',
-    'handbook/payroll/SKILL.md': skillMd('payroll'),
-    'handbook/payroll/rates/2027.md': 'confidential rates'
-  })
+  const root = handbookWithPayroll(t)
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(mcpCapabilities, {

@@ -36,3 +36,17 @@ export function folderWith (t: Test, files: Record<string, string | Uint8Array>)
 export function skillMd (name: string, description = `The ${name} skill`, body = `# ${name}\n`): string {
   return `---\nname: ${name}\ndescription: ${description}\n---\n\n${body}`
 }
+
+/**
+ * A skill folder nesting another: `handbook` (its SKILL.md and intro.md)
+ * holding the skill `handbook/payroll` (its SKILL.md and rates/2027.md),
+ * whose files are also the handbook's supporting files. Returns the root.
+ */
+export function handbookWithPayroll (t: Test): string {
+  return folderWith(t, {
+    'handbook/SKILL.md': skillMd('handbook'),
+    'handbook/intro.md': 'welcome',
+    'handbook/payroll/SKILL.md': skillMd('payroll'),
+    'handbook/payroll/rates/2027.md': 'confidential rates'
+  })
+}
