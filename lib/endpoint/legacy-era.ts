@@ -23,7 +23,7 @@ import { CANCELLED } from '../handler/in-flight.js'
 import { isJsonObject, isRequestId, type RequestId } from '../protocol/jsonrpc.js'
 import type { EraHandler, RequestMessage } from './dispatcher.js'
 import { isLogLevel, LOG_LEVELS, type LogLevel } from '../protocol/log-level.js'
-import { ErrorCode } from '../protocol/mcp-error.js'
+import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 import { type EndpointMethodName, isAdvertised, methodIn } from '../protocol/methods.js'
 import type { ServerInfo } from '../options.js'
 import { RequestStream } from '../streams/request-stream.js'
@@ -155,6 +155,8 @@ export function createLegacyHandler (state: EndpointState): EraHandler {
         return legacyLogLevel.set(request, params.level as LogLevel).then(
           () => stream.respond(200, body),
           (err: unknown) => {
+            // The session ended while this was served (lib/endpoint/legacy-sessions.ts): said so, as resources/subscribe does.
+            if (err instanceof McpError) return stream.respond(200, errorResponse(id, err.code, err.message))
             request.log.error({ err }, 'MCP logging/setLevel: the level could not be shared with the other instances')
             return stream.respond(200, errorResponse(id, ErrorCode.InternalError, 'Internal error: the log level could not be applied on every instance'))
           })

@@ -163,7 +163,9 @@ export class LegacySessions {
     const session = sessionOf(request)
     if (session === undefined) return false
     const record = await this.#store.update(session.id, callerOf(request), (current) => ({ ...current, level }), this.#limits)
-    if (record !== undefined) bind(request, { id: session.id, record })
+    // Gone since the request was let in (expired, ended, evicted): nothing kept it, so the client must not be told it was.
+    if (record === undefined) throw new McpError(SESSION_NOT_FOUND, 'Session not found')
+    bind(request, { id: session.id, record })
     return true
   }
 
