@@ -1,11 +1,11 @@
 /**
  * A caller's view of skill manifests, with authorization: a skill nested in
  * another is also the enclosing skill's supporting files, but reading them
- * needs the nested skill's own scopes (lib/definitions/skill-serving.ts). A
+ * needs the nested skill's own scopes too (lib/definitions/skill-serving.ts). A
  * host reads only what a manifest lists and cannot load a skill one of whose
  * listed files it cannot read (docs/skills.md), so the enclosing skill's
- * entry (`skills/list`, `skills/get`) leaves out, for a caller without those
- * scopes, the files they guard. A manifest lists its files in `resources`
+ * entry (`skills/list`, `skills/get`) leaves out, for a caller without all
+ * of them, the files they guard. A manifest lists its files in `resources`
  * alone, so that is all that changes.
  *
  * Unlike `filterLists` (lib/auth/list-filter.ts), which hides whole skills

@@ -47,7 +47,7 @@ const BINARY = /^(?:image\/(?!svg)|audio\/|video\/|application\/(?:pdf|zip|octet
 /** What one version of the catalogue serves, made on demand. */
 interface Lookups {
   readonly version: number
-  /** Fixed files by URI, with the skill whose scopes guard them (the innermost one holding them: a nested skill's own). */
+  /** Fixed files by URI, with the innermost skill holding them (whose requirement, requirementOf, guards them). */
   readonly files: Map<string, { entry: SkillEntry, file: SkillFile }>
   /** Dynamic skills by root URI. */
   readonly dynamicRoots: Map<string, SkillEntry>
@@ -57,6 +57,45 @@ interface Lookups {
   readonly folderOwners: Map<string, SkillEntry>
   /** Folders' children in URI order, made when first read. */
   readonly sorted: Map<string, readonly Resource[]>
+  /**
+   * What reading a nested skill's files needs when it is more than its own
+   * `scopes`: the union of its scopes and every enabled enclosing skill's.
+   * Undefined when no skill needs more (no nesting, or no enclosing scopes).
+   */
+  readonly nestedRequirements: Map<SkillEntry, Requirement> | undefined
+}
+
+/** The scopes a skill's files, folders and `skills/get` need (a skill itself when they are its own `scopes`). */
+interface Requirement { readonly scopes: readonly string[] | undefined }
+
+/** What reading `entry`'s files (and getting it) needs: its own scopes and those of every enabled skill enclosing it. */
+function requirementOf (lookups: Lookups, entry: SkillEntry): Requirement {
+  return lookups.nestedRequirements?.get(entry) ?? entry
+}
+
+/**
+ * Each enabled nested skill's union of scopes, where it adds to its own.
+ * `entries` go enclosing skills first, so the nearest encloser's union (which
+ * holds those of the skills above it) is known when a skill nested in it is met.
+ */
+function unionsOf (entries: readonly SkillEntry[]): Map<SkillEntry, Requirement> | undefined {
+  let unions: Map<SkillEntry, Requirement> | undefined
+  const byRoot = new Map<string, SkillEntry>()
+  for (const entry of entries) {
+    byRoot.set(entry.root, entry)
+    let encloser: SkillEntry | undefined
+    for (let cut = entry.root.lastIndexOf('/'); encloser === undefined && cut > entry.root.indexOf('://') + 2; cut = entry.root.lastIndexOf('/', cut - 1)) {
+      encloser = byRoot.get(entry.root.slice(0, cut))
+    }
+    if (encloser === undefined) continue
+    const enclosing = unions?.get(encloser)?.scopes ?? encloser.scopes ?? []
+    const own = entry.scopes ?? []
+    const added = enclosing.filter((scope) => !own.includes(scope))
+    if (added.length === 0) continue
+    unions ??= new Map()
+    unions.set(entry, Object.freeze({ scopes: Object.freeze([...own, ...added]) }))
+  }
+  return unions
 }
 
 const readResults = new WeakMap<SkillFile, object>()
@@ -121,7 +160,8 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
   const folders = new Map<string, Map<string, Resource>>()
   const folderOwners = new Map<string, SkillEntry>()
   // Enclosing skills first, so a nested skill (a longer path) takes its own files and folders over:
-  // they are its enclosing skill's supporting files too, but reading them needs the nested skill's scopes.
+  // they are its enclosing skill's supporting files too, and reading them needs the nested skill's
+  // scopes as well as the enclosing skill's (nestedRequirements).
   const entries = [...catalog.enabled('skills')].sort((a, b) => a.name.length - b.name.length)
   for (const entry of entries) {
     folderOwners.set(entry.root, entry)
@@ -145,7 +185,7 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
       }
     }
   }
-  return { version: catalog.version, files, dynamicRoots, folders, folderOwners, sorted: new Map() }
+  return { version: catalog.version, files, dynamicRoots, folders, folderOwners, sorted: new Map(), nestedRequirements: unionsOf(entries) }
 }
 
 /** Each catalogue's lookups, for its current version (the handlers and `nestedGuards` read the same). */
@@ -160,7 +200,7 @@ function lookupsOf (catalog: Catalog<SkillEntry>): Lookups {
   return lookups
 }
 
-/** By skill (its SKILL.md URI): the files of its manifest a nested skill guards, by URI, with that skill's scopes. */
+/** By skill (its SKILL.md URI): the files of its manifest that need more than it does, by URI, with all they need. */
 export type NestedGuards = ReadonlyMap<string, ReadonlyMap<string, readonly string[]>>
 
 const NO_GUARDS: NestedGuards = new Map()
@@ -180,22 +220,27 @@ function anyScopedNested (enabled: readonly SkillEntry[]): boolean {
 
 function buildGuards (catalog: Catalog<SkillEntry>): NestedGuards {
   const enabled = [...catalog.enabled('skills')]
-  // The common case: no nested skill with scopes, so no manifest differs between callers.
+  // The common case: no nested skill with scopes of its own, so each nested file needs just what every
+  // skill listing it does (its enclosers' union) and no manifest differs between callers.
   if (!anyScopedNested(enabled)) return NO_GUARDS
-  // A file's reader needs its owner's scopes (ownerOf below): the same lookups decide both.
-  const { files } = lookupsOf(catalog)
+  // A file's reader needs its owner's requirement (requirementAt below): the same lookups decide both.
+  const lookups = lookupsOf(catalog)
   const guards = new Map<string, Map<string, readonly string[]>>()
   for (const entry of enabled) {
     if (entry.files === undefined) continue
+    // A caller who may get the skill holds these: its files needing no more are listed to all of them.
+    const held = requirementOf(lookups, entry).scopes ?? []
     for (const file of entry.files.values()) {
-      const owner = files.get(file.uri)?.entry
-      if (owner === undefined || owner === entry || owner.scopes === undefined || owner.scopes.length === 0) continue
+      const owner = lookups.files.get(file.uri)?.entry
+      if (owner === undefined || owner === entry) continue
+      const needed = requirementOf(lookups, owner).scopes ?? []
+      if (needed.every((scope) => held.includes(scope))) continue
       let guarded = guards.get(entry.key)
       if (guarded === undefined) {
         guarded = new Map()
         guards.set(entry.key, guarded)
       }
-      guarded.set(file.uri, owner.scopes)
+      guarded.set(file.uri, needed)
     }
   }
   return guards
@@ -203,10 +248,10 @@ function buildGuards (catalog: Catalog<SkillEntry>): NestedGuards {
 
 /**
  * The manifest files that skills nested in others guard with their own
- * scopes (reading them needs those, not the enclosing skill's), for the
- * catalogue's current version: empty unless an enabled skill with scopes is
- * nested in another. lib/auth/skill-manifest-view.ts leaves them out of the
- * manifests of callers who lack those scopes.
+ * scopes (reading them needs those as well as every enclosing skill's), for
+ * the catalogue's current version: empty unless an enabled skill with scopes
+ * is nested in another. lib/auth/skill-manifest-view.ts leaves them out of
+ * the manifests of callers who lack any scope they need.
  */
 export function nestedGuards (catalog: Catalog<SkillEntry>): NestedGuards {
   let known = guardsByCatalog.get(catalog)
@@ -337,13 +382,14 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     if (previousRead !== undefined) return previousRead(params, ctx)
     throw resourceNotFound(String(uri))
   }
-  /** The skill a URI (file or folder) belongs to, for its scopes. */
-  const ownerOf = (uri: unknown): SkillEntry | undefined => {
+  /** What reading a URI (file or folder) needs: the requirement of the innermost skill holding it. */
+  const requirementAt = (uri: unknown): Requirement | undefined => {
     if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined
     const found = current()
-    return found.files.get(uri)?.entry ?? found.folderOwners.get(uri) ?? dynamicOwner(found, uri)
+    const owner = found.files.get(uri)?.entry ?? found.folderOwners.get(uri) ?? dynamicOwner(found, uri)
+    return owner === undefined ? undefined : requirementOf(found, owner)
   }
-  if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => ownerOf(params.uri), scopes.readResource)
+  if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => requirementAt(params.uri), scopes.readResource)
   // The module's resource templates keep their completers on the handler that now serves them.
   const completers = previousRead === undefined ? undefined : (previousRead as { [COMPLETERS]?: unknown })[COMPLETERS]
   if (completers !== undefined) Object.defineProperty(readResource, COMPLETERS, { value: completers, enumerable: false })
@@ -385,8 +431,11 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     return pageOf(sorted, uri, params.cursor, pageSize)
   }
   if (scopes !== undefined) {
-    scopes.readResourceDirectory = definedOrRaw((params) => ownerOf(params.uri), scopes.readResourceDirectory)
-    scopes.getSkill = definedOrRaw((params) => typeof params.uri === 'string' ? catalog.byKey(params.uri) : undefined, scopes.getSkill)
+    scopes.readResourceDirectory = definedOrRaw((params) => requirementAt(params.uri), scopes.readResourceDirectory)
+    scopes.getSkill = definedOrRaw((params) => {
+      const entry = typeof params.uri === 'string' ? catalog.byKey(params.uri) : undefined
+      return entry === undefined ? undefined : requirementOf(current(), entry)
+    }, scopes.getSkill)
   }
 
   return {
