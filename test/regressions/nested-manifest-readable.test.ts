@@ -7,15 +7,12 @@
 // file its manifest promised and could not load the enclosing skill at all.
 // A manifest now lists only the files its caller may read, with or without
 // `filterLists` (which decides only whether whole skills are hidden).
-import { createHash } from 'node:crypto'
 import Fastify from 'fastify'
 import t from 'tap'
 import mcpCapabilities, { defineSkills } from '../../lib/index.js'
 import { mcpClient } from '../helpers/mcp-inject.js'
 import { skillsProblems } from '../helpers/skills-schema.js'
-import { folderWith, handbookWithPayroll, skillMd } from '../skills/helpers.js'
-
-interface Manifest { uri: string, resources: Array<{ uri: string, digest: string, size: number }> }
+import { folderWith, handbookWithPayroll, loadManifest, type Manifest, skillMd } from '../skills/helpers.js'
 
 const HANDBOOK = 'skill://handbook/SKILL.md'
 const PAYROLL = 'skill://handbook/payroll/SKILL.md'
@@ -58,17 +55,7 @@ for (const filterLists of [false, true]) {
       return { listed: skills.find((s) => s.uri === HANDBOOK) as Manifest, got: got.json.result.skill, listedUris: skills.map((s) => s.uri) }
     }
 
-    /** What a host does: read every listed file (and only those) and check its size and digest. */
-    const loadAs = async (token: string, manifest: Manifest): Promise<void> => {
-      for (const file of manifest.resources) {
-        const read = await client.modern('resources/read', { uri: file.uri }, as(token))
-        t.equal(read.status, 200, `${token} reads ${file.uri}`)
-        const content = read.json.result?.contents?.[0] ?? {}
-        const bytes = content.text !== undefined ? Buffer.from(content.text, 'utf8') : Buffer.from(content.blob ?? '', 'base64')
-        t.equal(bytes.length, file.size, `${file.uri}: size`)
-        t.equal('sha256:' + createHash('sha256').update(bytes).digest('hex'), file.digest, `${file.uri}: digest`)
-      }
-    }
+    const loadAs = async (token: string, manifest: Manifest): Promise<void> => await loadManifest(t, client, token, manifest)
 
     const staff = await manifests('staff')
     for (const manifest of [staff.listed, staff.got]) {

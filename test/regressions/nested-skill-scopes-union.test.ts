@@ -11,9 +11,7 @@ import Fastify from 'fastify'
 import t from 'tap'
 import mcpCapabilities, { defineSkills } from '../../lib/index.js'
 import { mcpClient } from '../helpers/mcp-inject.js'
-import { digest, folderWith, skillMd } from '../skills/helpers.js'
-
-interface Manifest { uri: string, resources: Array<{ uri: string, digest: string, size: number }> }
+import { folderWith, loadManifest, type Manifest, skillMd } from '../skills/helpers.js'
 
 const AUTH = { resource: 'https://mcp.example.com/mcp', authorizationServers: ['https://as.example.com'] }
 /** The token names the scopes it grants: "a.c" grants a:read and c:read, "none" nothing. */
@@ -123,14 +121,7 @@ for (const filterLists of [false, true]) {
         t.strictSame(manifest.resources.map((r) => r.uri), files, `${token}: ${skill} lists exactly what it may read`)
         t.strictSame(listed.get(skill)?.resources, manifest.resources, `${token}: skills/list and skills/get agree on ${skill}`)
         // What a host does: read every listed file and check its size and digest; the unlisted ones are refused.
-        for (const file of manifest.resources) {
-          const read = await client.modern('resources/read', { uri: file.uri }, as(token))
-          t.equal(read.status, 200, `${token} reads ${file.uri}`)
-          const content = read.json.result?.contents?.[0] ?? {}
-          const bytes = content.text !== undefined ? Buffer.from(content.text, 'utf8') : Buffer.from(content.blob ?? '', 'base64')
-          t.equal(bytes.length, file.size, `${file.uri}: size`)
-          t.equal(digest(bytes), file.digest, `${file.uri}: digest`)
-        }
+        await loadManifest(t, client, token, manifest)
         for (const uri of (full[skill] as string[]).filter((f) => !files.includes(f))) {
           t.equal((await client.modern('resources/read', { uri }, as(token))).status, 403, `${token} may not read ${uri}, which ${skill} does not list to it`)
         }

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Test } from 'tap'
 import type { SkillDefinition } from '../../lib/index.js'
+import type { mcpClient } from '../helpers/mcp-inject.js'
 
 export const GIT_SKILL_MD = '---\nname: git-workflow\ndescription: Follow the team\'s Git conventions\nlicense: Apache-2.0\nmetadata:\n  version: "1.2"\n  tags: [git, review]\n---\n\n# Git workflow\n\nRead `references/BRANCHES.md`.\n'
 export const BRANCHES_MD = '# Branches\n\nOne branch per change.\n'
@@ -49,4 +50,22 @@ export function handbookWithPayroll (t: Test): string {
     'handbook/payroll/SKILL.md': skillMd('payroll'),
     'handbook/payroll/rates/2027.md': 'confidential rates'
   })
+}
+
+/** A skill manifest as `skills/list` and `skills/get` give it: each file's URI, size and digest. */
+export interface Manifest { uri: string, resources: Array<{ uri: string, digest: string, size: number }> }
+
+/**
+ * What a host does with a manifest (docs/skills.md): reads every listed
+ * file, as the caller `token` names, and checks its size and digest.
+ */
+export async function loadManifest (t: Test, client: ReturnType<typeof mcpClient>, token: string, manifest: Manifest): Promise<void> {
+  for (const file of manifest.resources) {
+    const read = await client.modern('resources/read', { uri: file.uri }, { headers: { authorization: `Bearer ${token}` } })
+    t.equal(read.status, 200, `${token} reads ${file.uri}`)
+    const content = read.json.result?.contents?.[0] ?? {}
+    const bytes = content.text !== undefined ? Buffer.from(content.text, 'utf8') : Buffer.from(content.blob ?? '', 'base64')
+    t.equal(bytes.length, file.size, `${file.uri}: size`)
+    t.equal(digest(bytes), file.digest, `${file.uri}: digest`)
+  }
 }
