@@ -27,6 +27,7 @@
  * its streams hear a change at once. `add` and `update` made directly, the
  * catch-up at ready or after a bus cut, and `notify*()` are not held.
  */
+import { BoundedMemo } from '../common/bounded-memo.js'
 import { isChangeId, type ListName } from '../parts/event-bus.js'
 import { CONFIRM_TIMEOUT_MS } from './confirmed-changes.js'
 
@@ -60,8 +61,8 @@ export class SettledNotices implements ListNotices {
   readonly #byId = new Map<string, Hold>()
   /** Every hold waiting to be told (heard and made here), for the bound and for close. */
   readonly #open = new Set<Hold>()
-  /** Ids heard settled while nothing was held for them, with when they are forgotten; oldest first. */
-  readonly #settledEarly = new Map<string, number>()
+  /** Ids heard settled while nothing was held for them, with when they are forgotten; oldest first, the oldest dropped when full. */
+  readonly #settledEarly = new BoundedMemo<string, number>(MAX_SETTLED_EARLY, 'oldest')
   readonly #now: () => number
   /** The hold of the change being applied now (changes apply synchronously). */
   #current: Hold | undefined
@@ -153,8 +154,6 @@ export class SettledNotices implements ListNotices {
     const now = this.#now()
     this.#forgetExpired(now)
     // Heard again: remembered anew, as the newest.
-    this.#settledEarly.delete(id)
-    if (this.#settledEarly.size >= MAX_SETTLED_EARLY) this.#settledEarly.delete(this.#settledEarly.keys().next().value as string)
     this.#settledEarly.set(id, now + this.#fallbackMs)
   }
 
@@ -165,7 +164,7 @@ export class SettledNotices implements ListNotices {
 
   /** Forgets the ids remembered for the fallback's duration already (the oldest come first, all live as long). */
   #forgetExpired (now: number): void {
-    for (const [id, until] of this.#settledEarly) {
+    for (const [id, until] of this.#settledEarly.entries()) {
       if (until > now) return
       this.#settledEarly.delete(id)
     }
