@@ -83,10 +83,7 @@ function unionsOf (entries: readonly SkillEntry[]): Map<SkillEntry, Requirement>
   const byRoot = new Map<string, SkillEntry>()
   for (const entry of entries) {
     byRoot.set(entry.root, entry)
-    let encloser: SkillEntry | undefined
-    for (let cut = entry.root.lastIndexOf('/'); encloser === undefined && cut > entry.root.indexOf('://') + 2; cut = entry.root.lastIndexOf('/', cut - 1)) {
-      encloser = byRoot.get(entry.root.slice(0, cut))
-    }
+    const encloser = nearestAbove(entry.root, (folder) => byRoot.get(folder))
     if (encloser === undefined) continue
     const enclosing = unions?.get(encloser)?.scopes ?? encloser.scopes ?? []
     const own = entry.scopes ?? []
@@ -208,14 +205,9 @@ const guardsByCatalog = new WeakMap<Catalog<SkillEntry>, { readonly version: num
 
 /** Whether an enabled skill with scopes of its own sits in another enabled skill's folder. */
 function anyScopedNested (enabled: readonly SkillEntry[]): boolean {
-  const roots = new Set(enabled.map((entry) => entry.root))
-  for (const entry of enabled) {
-    if (entry.scopes === undefined || entry.scopes.length === 0) continue
-    for (let cut = entry.root.lastIndexOf('/'); cut > entry.root.indexOf('://') + 2; cut = entry.root.lastIndexOf('/', cut - 1)) {
-      if (roots.has(entry.root.slice(0, cut))) return true
-    }
-  }
-  return false
+  const byRoot = new Map(enabled.map((entry) => [entry.root, entry]))
+  return enabled.some((entry) => entry.scopes !== undefined && entry.scopes.length > 0 &&
+    nearestAbove(entry.root, (folder) => byRoot.get(folder)) !== undefined)
 }
 
 function buildGuards (catalog: Catalog<SkillEntry>): NestedGuards {
@@ -265,14 +257,17 @@ export function nestedGuards (catalog: Catalog<SkillEntry>): NestedGuards {
 /** The dynamic skill whose root is `uri` or a folder above it. */
 function dynamicOwner (lookups: Lookups, uri: string): SkillEntry | undefined {
   if (lookups.dynamicRoots.size === 0) return undefined
-  let at = uri
-  for (;;) {
-    const entry = lookups.dynamicRoots.get(at)
-    if (entry !== undefined) return entry
-    const cut = at.lastIndexOf('/')
-    if (cut <= at.indexOf('://') + 2) return undefined
-    at = at.slice(0, cut)
+  return lookups.dynamicRoots.get(uri) ?? nearestAbove(uri, (folder) => lookups.dynamicRoots.get(folder))
+}
+
+/** What `find` answers for the nearest of the folders enclosing `uri` (up to, not including, the scheme's `scheme://`) that it knows. */
+function nearestAbove<T> (uri: string, find: (folder: string) => T | undefined): T | undefined {
+  const top = uri.indexOf('://') + 2
+  for (let cut = uri.lastIndexOf('/'); cut > top; cut = uri.lastIndexOf('/', cut - 1)) {
+    const found = find(uri.slice(0, cut))
+    if (found !== undefined) return found
   }
+  return undefined
 }
 
 /** A dynamic skill's files for this request: SKILL.md rendered from the fixed frontmatter, the rest as made. */
