@@ -47,8 +47,13 @@ console.log(typeof mcpCapabilities)
 
 const built = existsSync(join(REPO_ROOT, 'dist', 'lib', 'index.js'))
 
+type ModuleRecord = { parent?: string | null, url: string, format?: string }
+let loaded: ReturnType<typeof runLoggingModules<ModuleRecord>> | undefined
+/** One fresh process importing the package, its records read by both checks below. */
+const importedOnce = (): ReturnType<typeof runLoggingModules<ModuleRecord>> => (loaded ??= runLoggingModules<ModuleRecord>(HOOKS, SCRIPT))
+
 t.test('the built package loads no CommonJS module through Node\'s ES module loader', { skip: built ? false : 'not built (npm run build)' }, async (t) => {
-  const { output, records } = await runLoggingModules<{ parent?: string | null, url: string, format?: string }>(HOOKS, SCRIPT)
+  const { output, records } = await importedOnce()
   t.equal(output, 'function', 'the package imported')
 
   const formats = new Map(records.filter((record) => record.format !== undefined).map((record) => [record.url, record.format]))
@@ -65,7 +70,7 @@ t.test('the built package loads no CommonJS module through Node\'s ES module loa
 })
 
 t.test('the built package imports none of Node\'s built-in modules', { skip: built ? false : 'not built (npm run build)' }, async (t) => {
-  const { output, records } = await runLoggingModules<{ parent?: string | null, url: string, format?: string }>(HOOKS, SCRIPT)
+  const { output, records } = await importedOnce()
   t.equal(output, 'function', 'the package imported')
   const dist = pathToFileURL(join(REPO_ROOT, 'dist')).href + '/'
   const builtins = records.filter((record) => typeof record.parent === 'string' && record.parent.startsWith(dist) && record.url.startsWith('node:'))
