@@ -92,16 +92,15 @@ export function unexportedReachableTypes (packageDir: string, entryTypeFiles: st
 }
 
 /** The packages a module file and the files it imports (relative specifiers) load, followed from `entry`. */
-function packagesReached (entry: string, pattern: RegExp): Set<string> {
+function packagesReached (entry: string, withTypeQueries: boolean): Set<string> {
   const packages = new Set<string>()
   const seen = new Set<string>()
   const queue = [entry]
   for (let file = queue.pop(); file !== undefined; file = queue.pop()) {
     if (seen.has(file) || !existsSync(file)) continue
     seen.add(file)
-    for (const match of readFileSync(file, 'utf8').matchAll(pattern)) {
-      const specifier = match[1] ?? match[2] ?? match[3]
-      if (specifier === undefined || specifier.startsWith('node:')) continue
+    for (const specifier of specifiersOf(file, withTypeQueries)) {
+      if (specifier.startsWith('node:')) continue
       if (specifier.startsWith('.')) {
         const target = join(dirname(file), specifier)
         // declarations import './x.js' and mean './x.d.ts'
@@ -115,9 +114,31 @@ function packagesReached (entry: string, pattern: RegExp): Set<string> {
   return packages
 }
 
-// `import ... from 'x'`, `export ... from 'x'`, `import 'x'`; declarations also `import('x')` type queries
-const STATIC_IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]/gm
-const DECLARATION_IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['"]|^\s*import\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/gm
+/**
+ * The specifiers of a file's `import ... from 'x'`, `export ... from 'x'` and `import 'x'`, read with the
+ * TypeScript parser (the bundle is minified: several statements share a line); with `withTypeQueries`, also
+ * the `import('x')` type queries of a declaration file. A dynamic `import()` of code loads nothing up front.
+ */
+function specifiersOf (file: string, withTypeQueries: boolean): string[] {
+  const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true)
+  const specifiers: string[] = []
+  for (const statement of source.statements) {
+    if ((ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) &&
+      statement.moduleSpecifier !== undefined && ts.isStringLiteral(statement.moduleSpecifier)) {
+      specifiers.push(statement.moduleSpecifier.text)
+    }
+  }
+  if (withTypeQueries) {
+    const visit = (node: ts.Node): void => {
+      if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
+        specifiers.push(node.argument.literal.text)
+      }
+      ts.forEachChild(node, visit)
+    }
+    visit(source)
+  }
+  return specifiers
+}
 
 /**
  * Optional peers an entry's declarations need although its code does not load
@@ -125,7 +146,7 @@ const DECLARATION_IMPORT = /^\s*(?:import|export)\s[^;]*?\sfrom\s*['"]([^'"]+)['
  * TS2307 under `skipLibCheck: false`.
  */
 export function optionalPeersOnlyTypesNeed (packageDir: string, entry: { types: string, code: string }, optionalPeers: readonly string[]): string[] {
-  const typed = packagesReached(join(packageDir, entry.types), DECLARATION_IMPORT)
-  const loaded = packagesReached(join(packageDir, entry.code), STATIC_IMPORT)
+  const typed = packagesReached(join(packageDir, entry.types), true)
+  const loaded = packagesReached(join(packageDir, entry.code), false)
   return optionalPeers.filter((peer) => typed.has(peer) && !loaded.has(peer))
 }
