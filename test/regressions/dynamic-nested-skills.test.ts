@@ -243,3 +243,18 @@ t.test('a fixed skill may not list files inside a dynamic skill\'s folder: refus
   t.doesNotThrow(() => defineSkills({ handbook: { files: { 'SKILL.md': skillMd('handbook') } }, 'handbook/payroll': dynamic }))
   t.doesNotThrow(() => defineSkills({ payroll: dynamic, 'payroll/rates': { files: { 'SKILL.md': skillMd('rates') } } }))
 })
+
+t.test('the same rule for fixed skills: a file in a nested skill\'s folder that only the encloser lists needs the nested skill\'s scopes too', async (t) => {
+  const { client } = await serveSkills(t, {
+    a: { files: { 'SKILL.md': skillMd('a'), 'b/SKILL.md': skillMd('b'), 'b/extra.md': 'listed by a alone' }, scopes: ['a:read'] },
+    'a/b': { files: { 'SKILL.md': skillMd('b') }, scopes: ['b:read'] }
+  })
+  t.equal((await client.modern('resources/read', { uri: 'skill://a/b/extra.md' }, as('a'))).status, 403, 'b\'s folder holds it: a:read alone is refused')
+  t.equal((await client.modern('resources/read', { uri: 'skill://a/b/extra.md' }, as('a.b'))).json.result.contents[0].text, 'listed by a alone')
+  for (const [token, files] of [['a', ['skill://a/SKILL.md']], ['a.b', ['skill://a/SKILL.md', 'skill://a/b/SKILL.md', 'skill://a/b/extra.md']]] as const) {
+    const got = await client.modern('skills/get', { uri: 'skill://a/SKILL.md' }, as(token))
+    t.strictSame(uris(got.json.result.skill.resources), files, `${token}: a's manifest lists what it may read`)
+    t.equal(got.json.result.cacheScope, 'private', `${token}: which depends on the caller`)
+    await loadManifest(t, client, token, got.json.result.skill)
+  }
+})
