@@ -10,7 +10,7 @@
 // innermost skill whose folder holds it needs (lib/definitions/skill-serving.ts),
 // and that overlap is refused when defined (lib/definitions/skill-nesting.ts).
 import Fastify from 'fastify'
-import t from 'tap'
+import t, { type Test } from 'tap'
 import mcpCapabilities, { defineSkills, type SkillDefinition } from '../../lib/index.js'
 import { mcpClient } from '../helpers/mcp-inject.js'
 import { loadManifest, type Manifest, skillMd } from '../skills/helpers.js'
@@ -49,7 +49,7 @@ function handbookWithDynamicPayroll (): { skills: Record<string, SkillDefinition
   }
 }
 
-async function serveSkills (t: Parameters<Parameters<typeof t.test>[1]>[0], skills: Record<string, SkillDefinition>, filterLists = false) {
+async function serveSkills (t: Test, skills: Record<string, SkillDefinition>, filterLists = false) {
   const app = Fastify()
   t.teardown(() => app.close())
   await app.register(mcpCapabilities, {
