@@ -31,6 +31,7 @@ import { type PromptEntry, promptHandlers } from './prompts.js'
 import { type ResourceEntry, resourceHandlers } from './resources.js'
 import { type ToolEntry, toolHandlers } from './tools.js'
 import type { SkillEntry } from './skill-entry.js'
+import { checkSkillNesting } from './skill-nesting.js'
 import { skillHandlers } from './skill-serving.js'
 import { FST_MCP_DUPLICATE_DEFINITION, FST_MCP_INVALID_SERVER } from '../errors.js'
 import type { ArgumentBounds } from './validation.js'
@@ -154,6 +155,7 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
   if (resources !== undefined) Object.assign(module, resourceHandlers(resources, raw, pageSize, scopes))
   if (skills !== undefined) {
     if (resources !== undefined) checkSkillUris(skills, resources)
+    checkSkillNesting(skills)
     // Skill files are read before the module's resources, which keep their scopes and completers.
     Object.assign(module, skillHandlers(skills, { ...raw, readResource: module.readResource as AnyHandler | undefined, listResources: module.listResources as ((params?: JsonObject, ctx?: HandlerContext) => unknown) | undefined }, pageSize, scopes))
   }

@@ -21,6 +21,7 @@ import type { DefinitionChange, DefinitionList, ListName } from '../parts/event-
 import type { Catalog, CatalogEntry } from './catalog.js'
 import { checkSkillUris, type Composition } from './compose.js'
 import type { SkillDefinition, SkillEntry } from './skill-entry.js'
+import { checkSkillNesting } from './skill-nesting.js'
 import { compileSkillEntry } from './skills.js'
 import { callerOrigin } from './groups.js'
 import { compilePromptEntry, type PromptDefinition } from './prompts.js'
@@ -189,9 +190,11 @@ export function createLiveCatalogs (composition: Composition, hooks: LiveHooks):
     return { add, update }
   }
 
-  /** A skill's files may not take a defined resource's URI. */
+  /** A skill's files may not take a defined resource's URI, nor lie in a dynamic skill's folder (skill-nesting.ts). */
   function checkSkill (list: DefinitionList, entry: CatalogEntry): void {
-    if (list === 'skills' && composition.skills !== undefined && composition.resources !== undefined) checkSkillUris(composition.skills, composition.resources, entry as SkillEntry)
+    if (list !== 'skills' || composition.skills === undefined) return
+    if (composition.resources !== undefined) checkSkillUris(composition.skills, composition.resources, entry as SkillEntry)
+    checkSkillNesting(composition.skills, entry as SkillEntry)
   }
 
   return {

@@ -47,14 +47,18 @@ const BINARY = /^(?:image\/(?!svg)|audio\/|video\/|application\/(?:pdf|zip|octet
 /** What one version of the catalogue serves, made on demand. */
 interface Lookups {
   readonly version: number
-  /** Fixed files by URI, with the innermost skill holding them (whose requirement, requirementOf, guards them). */
-  readonly files: Map<string, { entry: SkillEntry, file: SkillFile }>
+  /**
+   * Fixed files by URI, with their holder: the innermost skill whose folder
+   * holds them (whose requirement, requirementOf, guards them), whichever
+   * skill lists them.
+   */
+  readonly files: Map<string, { holder: SkillEntry, file: SkillFile }>
+  /** Enabled skills by root URI, fixed and dynamic (holderOf). */
+  readonly roots: Map<string, SkillEntry>
   /** Dynamic skills by root URI. */
   readonly dynamicRoots: Map<string, SkillEntry>
-  /** Folders by URI: their children by URI. */
+  /** Folders by URI: their fixed children by URI (files, folders, nested skills' roots). */
   readonly folders: Map<string, Map<string, Resource>>
-  /** The skill a folder belongs to, the innermost one (none above skills' roots). */
-  readonly folderOwners: Map<string, SkillEntry>
   /** Folders' children in URI order, made when first read. */
   readonly sorted: Map<string, readonly Resource[]>
   /**
@@ -152,16 +156,14 @@ function addToFolders (folders: Map<string, Map<string, Resource>>, folder: stri
 }
 
 function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
-  const files = new Map<string, { entry: SkillEntry, file: SkillFile }>()
+  const files = new Map<string, { holder: SkillEntry, file: SkillFile }>()
   const dynamicRoots = new Map<string, SkillEntry>()
   const folders = new Map<string, Map<string, Resource>>()
-  const folderOwners = new Map<string, SkillEntry>()
-  // Enclosing skills first, so a nested skill (a longer path) takes its own files and folders over:
-  // they are its enclosing skill's supporting files too, and reading them needs the nested skill's
-  // scopes as well as the enclosing skill's (nestedRequirements).
+  // Enclosing skills first, so a file listed by several skills keeps the enclosing skill's bytes (its manifest
+  // lists them first) and unionsOf meets each encloser before the skills nested in it.
   const entries = [...catalog.enabled('skills')].sort((a, b) => a.name.length - b.name.length)
+  const roots = new Map(entries.map((entry) => [entry.root, entry]))
   for (const entry of entries) {
-    folderOwners.set(entry.root, entry)
     if (entry.files === undefined) {
       dynamicRoots.set(entry.root, entry)
       const cut = entry.root.lastIndexOf('/')
@@ -170,19 +172,15 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
       continue
     }
     for (const file of entry.files.values()) {
-      // The bytes served stay the enclosing skill's (its manifest lists them first); the scopes become the nested one's.
-      files.set(file.uri, { entry, file: files.get(file.uri)?.file ?? file })
+      if (files.has(file.uri)) continue
+      // A nested skill's files are its enclosing skill's supporting files too: reading one needs what its holder
+      // (the innermost skill whose folder holds it, even one that does not list it) needs, nestedRequirements.
+      files.set(file.uri, { holder: nearestAbove(file.uri, (folder) => roots.get(folder)) as SkillEntry, file })
       const folder = file.uri.slice(0, file.uri.lastIndexOf('/'))
       addToFolders(folders, folder, Object.freeze({ uri: file.uri, name: lastSegment(file.uri), mimeType: file.mimeType, size: file.size }))
-      const segments = file.path.split('/')
-      let at = entry.root
-      for (let i = 0; i < segments.length - 1; i++) {
-        at += '/' + uriSegment(segments[i] as string)
-        folderOwners.set(at, entry)
-      }
     }
   }
-  return { version: catalog.version, files, dynamicRoots, folders, folderOwners, sorted: new Map(), nestedRequirements: unionsOf(entries) }
+  return { version: catalog.version, files, roots, dynamicRoots, folders, sorted: new Map(), nestedRequirements: unionsOf(entries) }
 }
 
 /** Each catalogue's lookups, for its current version (the handlers and `nestedGuards` read the same). */
@@ -223,9 +221,9 @@ function buildGuards (catalog: Catalog<SkillEntry>): NestedGuards {
     // A caller who may get the skill holds these: its files needing no more are listed to all of them.
     const held = requirementOf(lookups, entry).scopes ?? []
     for (const file of entry.files.values()) {
-      const owner = lookups.files.get(file.uri)?.entry
-      if (owner === undefined || owner === entry) continue
-      const needed = requirementOf(lookups, owner).scopes ?? []
+      const holder = lookups.files.get(file.uri)?.holder
+      if (holder === undefined || holder === entry) continue
+      const needed = requirementOf(lookups, holder).scopes ?? []
       if (needed.every((scope) => held.includes(scope))) continue
       let guarded = guards.get(entry.key)
       if (guarded === undefined) {
@@ -254,7 +252,15 @@ export function nestedGuards (catalog: Catalog<SkillEntry>): NestedGuards {
   return known.guards
 }
 
-/** The dynamic skill whose root is `uri` or a folder above it. */
+/** The innermost skill whose root is `uri` or a folder above it: what reading `uri` needs is its requirement. */
+function holderOf (lookups: Lookups, uri: string): SkillEntry | undefined {
+  return lookups.roots.get(uri) ?? nearestAbove(uri, (folder) => lookups.roots.get(folder))
+}
+
+/**
+ * The nearest dynamic skill whose root is `uri` or a folder above it, which
+ * may make files there: even inside the folder of a fixed skill nested in it.
+ */
 function dynamicOwner (lookups: Lookups, uri: string): SkillEntry | undefined {
   if (lookups.dynamicRoots.size === 0) return undefined
   return lookups.dynamicRoots.get(uri) ?? nearestAbove(uri, (folder) => lookups.dynamicRoots.get(folder))
@@ -377,12 +383,18 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     if (previousRead !== undefined) return previousRead(params, ctx)
     throw resourceNotFound(String(uri))
   }
-  /** What reading a URI (file or folder) needs: the requirement of the innermost skill holding it. */
+  /**
+   * What reading a URI (file or folder) a skill serves needs: the requirement
+   * of the innermost skill whose folder holds it, fixed or dynamic, whoever
+   * serves it (a dynamic skill's files inside a fixed skill nested in it need
+   * that skill's scopes too). None for a URI no skill serves.
+   */
   const requirementAt = (uri: unknown): Requirement | undefined => {
     if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined
     const found = current()
-    const owner = found.files.get(uri)?.entry ?? found.folderOwners.get(uri) ?? dynamicOwner(found, uri)
-    return owner === undefined ? undefined : requirementOf(found, owner)
+    const served = found.files.get(uri)?.holder ??
+      (found.folders.has(uri) || dynamicOwner(found, uri) !== undefined ? holderOf(found, uri) : undefined)
+    return served === undefined ? undefined : requirementOf(found, served)
   }
   if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => requirementAt(params.uri), scopes.readResource)
   // The module's resource templates keep their completers on the handler that now serves them.
@@ -398,7 +410,8 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     if (entry !== undefined) {
       const made = (entry.dynamic as NonNullable<SkillEntry['dynamic']>).content(ctx)
       const serve = (value: unknown): JsonObject => {
-        const children = new Map<string, Resource>()
+        // The fixed skills nested in it (their files, folders and roots) first: a fixed file is served before a made one.
+        const children = new Map<string, Resource>(found.folders.get(uri))
         for (const file of dynamicFiles(entry, value).values()) {
           if (!file.uri.startsWith(uri + '/')) continue
           const rest = file.uri.slice(uri.length + 1)

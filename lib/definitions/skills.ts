@@ -26,6 +26,7 @@ import { attachGroup, callerOrigin } from './groups.js'
 import { callback, checkDefinition, deepFreeze, isPlainObject, LISTED, SCOPES } from './plain.js'
 import { frontmatterProblem, parseFrontmatter, renderSkillMd, sameJson, type SkillFrontmatter, skillNameProblem } from './skill-frontmatter.js'
 import { digestOf, filePathProblem, findSkillFolders, MAX_SKILL_BYTES, MAX_SKILL_FILES, mimeTypeOf, readSkillDirectory, SKILL_MD, SkillFileProblem, toBuffer, uriSegment } from './skill-files.js'
+import { checkSkillNesting } from './skill-nesting.js'
 import { skillHandlers } from './skill-serving.js'
 import type { SkillDefinition, SkillEntry, SkillFile } from './skill-entry.js'
 
@@ -211,6 +212,7 @@ export function defineSkills (source: string | Record<string, SkillDefinition>, 
     check.add(entry)
     entries.push(entry)
   }
+  checkSkillNesting(check)
   let own: DefinedSkills | undefined
   const handlers = (): DefinedSkills => (own ??= skillHandlers(check, {}, undefined) as DefinedSkills)
   const defined = {} as DefinedSkills
