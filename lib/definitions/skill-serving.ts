@@ -387,16 +387,20 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
    * What reading a URI (file or folder) a skill serves needs: the requirement
    * of the innermost skill whose folder holds it, fixed or dynamic, whoever
    * serves it (a dynamic skill's files inside a fixed skill nested in it need
-   * that skill's scopes too). None for a URI no skill serves.
+   * that skill's scopes too). None for a URI no skill serves. `asFolder`:
+   * the URI is read as a folder, which a fixed file may share its URI with
+   * (skill `a` listing a file `b` beside the skill `a/b`): the folder needs
+   * what its own innermost skill needs, never just the file's holder.
    */
-  const requirementAt = (uri: unknown): Requirement | undefined => {
+  const requirementAt = (uri: unknown, asFolder: boolean): Requirement | undefined => {
     if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined
     const found = current()
-    const served = found.files.get(uri)?.holder ??
-      (found.folders.has(uri) || dynamicOwner(found, uri) !== undefined ? holderOf(found, uri) : undefined)
+    const folder = found.folders.has(uri) || dynamicOwner(found, uri) !== undefined
+    const file = found.files.get(uri)?.holder
+    const served = file !== undefined && !(asFolder && folder) ? file : folder ? holderOf(found, uri) : undefined
     return served === undefined ? undefined : requirementOf(found, served)
   }
-  if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => requirementAt(params.uri), scopes.readResource)
+  if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => requirementAt(params.uri, false), scopes.readResource)
   // The module's resource templates keep their completers on the handler that now serves them.
   const completers = previousRead === undefined ? undefined : (previousRead as { [COMPLETERS]?: unknown })[COMPLETERS]
   if (completers !== undefined) Object.defineProperty(readResource, COMPLETERS, { value: completers, enumerable: false })
@@ -439,7 +443,7 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     return pageOf(sorted, uri, params.cursor, pageSize)
   }
   if (scopes !== undefined) {
-    scopes.readResourceDirectory = definedOrRaw((params) => requirementAt(params.uri), scopes.readResourceDirectory)
+    scopes.readResourceDirectory = definedOrRaw((params) => requirementAt(params.uri, true), scopes.readResourceDirectory)
     scopes.getSkill = definedOrRaw((params) => {
       const entry = typeof params.uri === 'string' ? catalog.byKey(params.uri) : undefined
       return entry === undefined ? undefined : requirementOf(current(), entry)
