@@ -20,6 +20,7 @@ import type { Resource } from '../protocol/schemas.js'
 import { presetJson } from '../response/frozen-json.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { Catalog } from './catalog.js'
+import { DirectoryCursors } from './directory-cursor.js'
 import { COMPLETERS } from './completion.js'
 import { serveList, type RawList } from './listing.js'
 import { isPlainObject } from './plain.js'
@@ -41,7 +42,6 @@ export interface RawSkillHandlers {
 
 /** URIs longer than this name no skill file (a skill's path stops at 512 characters, a file's at 1024). */
 const MAX_URI_LENGTH = 2048
-const MAX_CURSOR_LENGTH = 4096
 const BINARY = /^(?:image\/(?!svg)|audio\/|video\/|application\/(?:pdf|zip|octet-stream))/
 
 /** What one version of the catalogue serves, made on demand. */
@@ -301,27 +301,24 @@ function dynamicFiles (entry: SkillEntry, made: unknown): Map<string, { uri: str
   return out
 }
 
-function encodeCursor (lastUri: string): string {
-  return Buffer.from('d:' + lastUri, 'utf8').toString('base64url')
-}
-
-/** The last child URI a cursor names, when it is a cursor made for `folder`; else -32602. */
-function decodeCursor (cursor: unknown, folder: string): string {
-  if (typeof cursor === 'string' && cursor.length <= MAX_CURSOR_LENGTH) {
-    const text = Buffer.from(cursor, 'base64url').toString('utf8')
-    const last = text.slice(2)
-    if (text.startsWith('d:') && last.startsWith(folder + '/') && encodeCursor(last) === cursor) return last
-  }
+/** The last child URI a cursor names, when `cursors` issued it for `folder`; else -32602. */
+function openCursor (cursors: DirectoryCursors, cursor: unknown, folder: string): string {
+  const last = cursors.open(cursor, folder)
+  if (last !== undefined && last.startsWith(folder + '/')) return last
   throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown cursor (start again without one)')
 }
 
-/** One page of a folder's children (URI order), after the cursor's child. */
-function pageOf (children: readonly Resource[], folder: string, cursor: unknown, pageSize: number | undefined): JsonObject {
-  const after = cursor === undefined ? undefined : decodeCursor(cursor, folder)
+/**
+ * One page of a folder's children (URI order), after the cursor's child. The
+ * next cursor is sealed: a filtered page may end at a child its caller does
+ * not see (lib/definitions/directory-cursor.ts).
+ */
+function pageOf (cursors: DirectoryCursors, children: readonly Resource[], folder: string, cursor: unknown, pageSize: number | undefined): JsonObject {
+  const after = cursor === undefined ? undefined : openCursor(cursors, cursor, folder)
   const start = after === undefined ? 0 : firstNotBefore(children.length, (i) => (children[i] as Resource).uri <= after)
   if (pageSize === undefined || children.length - start <= pageSize) return { resources: start === 0 ? children : children.slice(start) }
   const page = children.slice(start, start + pageSize)
-  return { resources: page, nextCursor: encodeCursor((page[page.length - 1] as Resource).uri) }
+  return { resources: page, nextCursor: cursors.seal(folder, (page[page.length - 1] as Resource).uri) }
 }
 
 function notADirectory (uri: string): McpError {
@@ -343,9 +340,10 @@ const NO_RESOURCES = presetJson({ resources: Object.freeze([]) }, '{"resources":
  * and `readResource` / `listResources` serving the skills' files before the
  * module's own resources (`raw`), which keep their scopes and completers.
  * `scopes`: the composed module's table (the skills' requirements go before
- * those already there for the same handlers).
+ * those already there for the same handlers). `cursors`: what directory
+ * cursors are sealed with (by default a key of this process).
  */
-export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined, scopes?: ScopeTable): SkillHandlers {
+export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined, scopes?: ScopeTable, cursors = new DirectoryCursors()): SkillHandlers {
   const current = (): Lookups => lookupsOf(catalog)
 
   function getSkill (params: JsonObject, ctx?: HandlerContext): unknown {
@@ -426,7 +424,7 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
           if (!children.has(child.uri)) children.set(child.uri, child)
         }
         if (children.size === 0) throw notADirectory(uri)
-        return pageOf([...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1), uri, params.cursor, pageSize)
+        return pageOf(cursors, [...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1), uri, params.cursor, pageSize)
       }
       return isThenable(made) ? Promise.resolve(made).then(serve) : serve(made)
     }
@@ -440,7 +438,7 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
       sorted = Object.freeze([...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1))
       found.sorted.set(uri, sorted)
     }
-    return pageOf(sorted, uri, params.cursor, pageSize)
+    return pageOf(cursors, sorted, uri, params.cursor, pageSize)
   }
   if (scopes !== undefined) {
     scopes.readResourceDirectory = definedOrRaw((params) => requirementAt(params.uri, true), scopes.readResourceDirectory)
