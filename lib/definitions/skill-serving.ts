@@ -67,6 +67,8 @@ interface Lookups {
    * Undefined when no skill needs more (no nesting, or no enclosing scopes).
    */
   readonly nestedRequirements: Map<SkillEntry, Requirement> | undefined
+  /** What reading each folder above skills (a path prefix, which no skill holds) needs: prefixRequirements. */
+  readonly prefixes: Map<string, Requirement>
 }
 
 /** The scopes a skill's files, folders and `skills/get` need (a skill itself when they are its own `scopes`). */
@@ -97,6 +99,28 @@ function unionsOf (entries: readonly SkillEntry[]): Map<SkillEntry, Requirement>
     unions.set(entry, Object.freeze({ scopes: Object.freeze([...own, ...added]) }))
   }
   return unions
+}
+
+/**
+ * What reading each folder above skills needs (a path prefix, which no skill
+ * holds): the scopes that every enabled skill below it needs, so a filtered
+ * list shows it only to a caller who may read one of them, and its listing
+ * names no part of a hidden skill's path (none when one skill below needs
+ * none). Only outermost skills count: a nested one needs its enclosers' too.
+ */
+function prefixRequirements (entries: readonly SkillEntry[], roots: ReadonlyMap<string, SkillEntry>): Map<string, Requirement> {
+  const prefixes = new Map<string, Requirement>()
+  for (const entry of entries) {
+    if (nearestAbove(entry.root, (folder) => roots.get(folder)) !== undefined) continue
+    const own = entry.scopes ?? []
+    const top = entry.root.indexOf('://') + 2
+    for (let cut = entry.root.lastIndexOf('/'); cut > top; cut = entry.root.lastIndexOf('/', cut - 1)) {
+      const folder = entry.root.slice(0, cut)
+      const shared = prefixes.get(folder)?.scopes
+      prefixes.set(folder, Object.freeze({ scopes: Object.freeze(shared === undefined ? [...own] : shared.filter((scope) => own.includes(scope))) }))
+    }
+  }
+  return prefixes
 }
 
 const readResults = new WeakMap<SkillFile, object>()
@@ -180,7 +204,7 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
       addToFolders(folders, folder, Object.freeze({ uri: file.uri, name: lastSegment(file.uri), mimeType: file.mimeType, size: file.size }))
     }
   }
-  return { version: catalog.version, files, roots, dynamicRoots, folders, sorted: new Map(), nestedRequirements: unionsOf(entries) }
+  return { version: catalog.version, files, roots, dynamicRoots, folders, sorted: new Map(), nestedRequirements: unionsOf(entries), prefixes: prefixRequirements(entries, roots) }
 }
 
 /** Each catalogue's lookups, for its current version (the handlers and `nestedGuards` read the same). */
@@ -388,7 +412,8 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
    * that skill's scopes too). None for a URI no skill serves. `asFolder`:
    * the URI is read as a folder, which a fixed file may share its URI with
    * (skill `a` listing a file `b` beside the skill `a/b`): the folder needs
-   * what its own innermost skill needs, never just the file's holder.
+   * what its own innermost skill needs, never just the file's holder; a
+   * folder above skills what they all need (prefixRequirements).
    */
   const requirementAt = (uri: unknown, asFolder: boolean): Requirement | undefined => {
     if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined
@@ -396,7 +421,9 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     const folder = found.folders.has(uri) || dynamicOwner(found, uri) !== undefined
     const file = found.files.get(uri)?.holder
     const served = file !== undefined && !(asFolder && folder) ? file : folder ? holderOf(found, uri) : undefined
-    return served === undefined ? undefined : requirementOf(found, served)
+    if (served !== undefined) return requirementOf(found, served)
+    // A path prefix: reading it as a file finds nothing, for any caller.
+    return asFolder ? found.prefixes.get(uri) : undefined
   }
   if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => requirementAt(params.uri, false), scopes.readResource)
   // The module's resource templates keep their completers on the handler that now serves them.
