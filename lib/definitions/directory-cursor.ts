@@ -11,13 +11,14 @@
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto'
 import { DerivedKeys } from '../common/derived-keys.js'
+import { MAX_SKILL_URI_LENGTH } from './skill-files.js'
 
 /** Separates these keys from anything else the same secret protects (cursor-seal.ts, lib/input/request-state.ts). */
 const DOMAIN = 'fastify-mcp-capabilities/directory-cursor/v1'
 const IV_BYTES = 12
 const TAG_BYTES = 16
-/** The longest cursor read at all: a URI of 2048 characters (skill-serving.ts) seals to fewer. */
-const MAX_CURSOR_LENGTH = 4096
+/** The longest cursor read at all: that of the longest URI a skill can have, in base64url. */
+const MAX_CURSOR_LENGTH = Math.ceil((IV_BYTES + MAX_SKILL_URI_LENGTH + TAG_BYTES) * 4 / 3)
 const CURSOR_TEXT = /^[A-Za-z0-9_-]+$/
 
 export class DirectoryCursors {

@@ -26,7 +26,7 @@ import { serveList, type RawList } from './listing.js'
 import { isPlainObject } from './plain.js'
 import { definedOrRaw, type ScopeTable } from './required-scopes.js'
 import { renderSkillMd } from './skill-frontmatter.js'
-import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, mimeTypeOf, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
+import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, MAX_SKILL_URI_LENGTH, mimeTypeOf, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
 import type { DynamicSkillContent, SkillEntry, SkillFile } from './skill-entry.js'
 
 type AnyHandler = (params: any, ctx: HandlerContext) => unknown
@@ -40,8 +40,8 @@ export interface RawSkillHandlers {
   listResources?: (params?: JsonObject, ctx?: HandlerContext) => unknown
 }
 
-/** URIs longer than this name no skill file (a skill's path stops at 512 characters, a file's at 1024). */
-const MAX_URI_LENGTH = 2048
+/** URIs longer than this name no skill file or folder (percent-encoding included: MAX_SKILL_URI_LENGTH). */
+const MAX_URI_LENGTH = MAX_SKILL_URI_LENGTH
 const BINARY = /^(?:image\/(?!svg)|audio\/|video\/|application\/(?:pdf|zip|octet-stream))/
 
 /** What one version of the catalogue serves, made on demand. */
