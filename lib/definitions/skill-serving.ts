@@ -20,7 +20,7 @@ import type { Resource } from '../protocol/schemas.js'
 import { presetJson } from '../response/frozen-json.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { Catalog } from './catalog.js'
-import { DirectoryCursors } from './directory-cursor.js'
+import { DirectoryCursors } from './skill-directory-cursor.js'
 import { COMPLETERS } from './completion.js'
 import { serveList, type RawList } from './listing.js'
 import { isPlainObject } from './plain.js'
@@ -335,7 +335,7 @@ function openCursor (cursors: DirectoryCursors, cursor: unknown, folder: string)
 /**
  * One page of a folder's children (URI order), after the cursor's child. The
  * next cursor is sealed: a filtered page may end at a child its caller does
- * not see (lib/definitions/directory-cursor.ts).
+ * not see (lib/definitions/skill-directory-cursor.ts).
  */
 function pageOf (cursors: DirectoryCursors, children: readonly Resource[], folder: string, cursor: unknown, pageSize: number | undefined): JsonObject {
   const after = cursor === undefined ? undefined : openCursor(cursors, cursor, folder)

@@ -3,7 +3,7 @@
 // is filtered after it is cut, so a page whose last child the caller may not
 // see (a hidden skill's root) answered `nextCursor` naming it: decoding the
 // cursor gave the URI the filter had just removed. Directory cursors are now
-// sealed (lib/definitions/directory-cursor.ts): opaque to the client, opened
+// sealed (lib/definitions/skill-directory-cursor.ts): opaque to the client, opened
 // only by the deployment that issued them, and only for the folder they were
 // issued for.
 import Fastify from 'fastify'
