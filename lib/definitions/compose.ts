@@ -25,6 +25,7 @@ import type { ScopeTable } from './required-scopes.js'
 import { OFFERED_EXTENSIONS } from '../server-module/capabilities.js'
 import { Catalog } from './catalog.js'
 import { CursorSeal } from './cursor-seal.js'
+import { DirectoryCursors } from './skill-directory-cursor.js'
 import { createComplete } from './completion.js'
 import { type DefinitionGroup, groupOfHandler, groupsOf } from './groups.js'
 import { type PromptEntry, promptHandlers } from './prompts.js'
@@ -114,7 +115,7 @@ function catalogOf<E extends ToolEntry | PromptEntry | ResourceEntry | SkillEntr
 
 /**
  * `withTools`: a tools catalogue even when the module defines none (tools made from routes join it at ready).
- * `cursorSecrets`: what list cursors are sealed with (the deployment's `requestState.secret`), so a cursor one
+ * `cursorSecrets`: what list and directory cursors are sealed with (the deployment's `requestState.secret`), so a cursor one
  * instance issued opens on the others; without, a random key of this process.
  * `bounds`: the endpoint's bounds on a call's arguments (`limits.maxArgumentValues`).
  */
@@ -157,7 +158,7 @@ export function composeServer (server: AnyServerModule, pageSize: number | undef
     if (resources !== undefined) checkSkillUris(skills, resources)
     checkSkillNesting(skills)
     // Skill files are read before the module's resources, which keep their scopes and completers.
-    Object.assign(module, skillHandlers(skills, { ...raw, readResource: module.readResource as AnyHandler | undefined, listResources: module.listResources as ((params?: JsonObject, ctx?: HandlerContext) => unknown) | undefined }, pageSize, scopes))
+    Object.assign(module, skillHandlers(skills, { ...raw, readResource: module.readResource as AnyHandler | undefined, listResources: module.listResources as ((params?: JsonObject, ctx?: HandlerContext) => unknown) | undefined }, pageSize, scopes, new DirectoryCursors(cursorSecrets)))
   }
 
   const anyCompleters = (prompts?.names().some((n) => prompts.entry(n)?.completers !== undefined) ?? false) ||

@@ -18,6 +18,16 @@ import { extname, join, relative, sep } from 'node:path'
 /** The extension's limits per skill: hosts must accept skills up to them, servers should stay within them. */
 export const MAX_SKILL_FILES = 512
 export const MAX_SKILL_BYTES = 16 * 1024 * 1024
+/** A skill's path (`acme/billing/refunds`), in characters: unreserved URI characters only (lib/definitions/skills.ts). */
+export const MAX_SKILL_PATH_LENGTH = 512
+/** A file's path relative to its skill's root, in characters (UTF-16 code units). */
+export const MAX_FILE_PATH_LENGTH = 1024
+/**
+ * The longest URI a skill's file or folder can have: `skill://`, the path,
+ * `/` and the file's path percent-encoded (uriSegment), where one UTF-16
+ * code unit takes at most nine characters (three UTF-8 bytes as `%XX`).
+ */
+export const MAX_SKILL_URI_LENGTH = 'skill://'.length + MAX_SKILL_PATH_LENGTH + 1 + 9 * MAX_FILE_PATH_LENGTH
 /** Folder depth read below a skill's root (or a folder of skills). */
 const MAX_DEPTH = 32
 
@@ -74,7 +84,7 @@ export function mimeTypeOf (path: string, bytes: Uint8Array): string {
  * undefined: no empty, "." or ".." segment, no NUL or backslash, no leading "/".
  */
 export function filePathProblem (path: string): string | undefined {
-  if (path.length === 0 || path.length > 1024) return 'must be 1 to 1024 characters'
+  if (path.length === 0 || path.length > MAX_FILE_PATH_LENGTH) return `must be 1 to ${MAX_FILE_PATH_LENGTH} characters`
   if (path.includes('\0') || path.includes('\\')) return 'may not hold NUL or "\\"'
   for (const segment of path.split('/')) {
     if (segment === '' || segment === '.' || segment === '..') return 'must be a relative path of non-empty segments, without "." or ".."'

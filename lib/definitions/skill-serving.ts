@@ -20,12 +20,13 @@ import type { Resource } from '../protocol/schemas.js'
 import { presetJson } from '../response/frozen-json.js'
 import type { HandlerContext, JsonObject } from '../server-module/contract.js'
 import type { Catalog } from './catalog.js'
+import { DirectoryCursors } from './skill-directory-cursor.js'
 import { COMPLETERS } from './completion.js'
 import { serveList, type RawList } from './listing.js'
 import { isPlainObject } from './plain.js'
 import { definedOrRaw, type ScopeTable } from './required-scopes.js'
 import { renderSkillMd } from './skill-frontmatter.js'
-import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, mimeTypeOf, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
+import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, MAX_SKILL_URI_LENGTH, mimeTypeOf, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
 import type { DynamicSkillContent, SkillEntry, SkillFile } from './skill-entry.js'
 
 type AnyHandler = (params: any, ctx: HandlerContext) => unknown
@@ -39,9 +40,8 @@ export interface RawSkillHandlers {
   listResources?: (params?: JsonObject, ctx?: HandlerContext) => unknown
 }
 
-/** URIs longer than this name no skill file (a skill's path stops at 512 characters, a file's at 1024). */
-const MAX_URI_LENGTH = 2048
-const MAX_CURSOR_LENGTH = 4096
+/** URIs longer than this name no skill file or folder (percent-encoding included: MAX_SKILL_URI_LENGTH). */
+const MAX_URI_LENGTH = MAX_SKILL_URI_LENGTH
 const BINARY = /^(?:image\/(?!svg)|audio\/|video\/|application\/(?:pdf|zip|octet-stream))/
 
 /** What one version of the catalogue serves, made on demand. */
@@ -67,6 +67,8 @@ interface Lookups {
    * Undefined when no skill needs more (no nesting, or no enclosing scopes).
    */
   readonly nestedRequirements: Map<SkillEntry, Requirement> | undefined
+  /** What reading each folder above skills (a path prefix, which no skill holds) needs: prefixRequirements. */
+  readonly prefixes: Map<string, Requirement>
 }
 
 /** The scopes a skill's files, folders and `skills/get` need (a skill itself when they are its own `scopes`). */
@@ -97,6 +99,28 @@ function unionsOf (entries: readonly SkillEntry[]): Map<SkillEntry, Requirement>
     unions.set(entry, Object.freeze({ scopes: Object.freeze([...own, ...added]) }))
   }
   return unions
+}
+
+/**
+ * What reading each folder above skills needs (a path prefix, which no skill
+ * holds): the scopes that every enabled skill below it needs, so a filtered
+ * list shows it only to a caller who may read one of them, and its listing
+ * names no part of a hidden skill's path (none when one skill below needs
+ * none). Only outermost skills count: a nested one needs its enclosers' too.
+ */
+function prefixRequirements (entries: readonly SkillEntry[], roots: ReadonlyMap<string, SkillEntry>): Map<string, Requirement> {
+  const prefixes = new Map<string, Requirement>()
+  for (const entry of entries) {
+    if (nearestAbove(entry.root, (folder) => roots.get(folder)) !== undefined) continue
+    const own = entry.scopes ?? []
+    const top = entry.root.indexOf('://') + 2
+    for (let cut = entry.root.lastIndexOf('/'); cut > top; cut = entry.root.lastIndexOf('/', cut - 1)) {
+      const folder = entry.root.slice(0, cut)
+      const shared = prefixes.get(folder)?.scopes
+      prefixes.set(folder, Object.freeze({ scopes: Object.freeze(shared === undefined ? [...own] : shared.filter((scope) => own.includes(scope))) }))
+    }
+  }
+  return prefixes
 }
 
 const readResults = new WeakMap<SkillFile, object>()
@@ -180,7 +204,7 @@ function buildLookups (catalog: Catalog<SkillEntry>): Lookups {
       addToFolders(folders, folder, Object.freeze({ uri: file.uri, name: lastSegment(file.uri), mimeType: file.mimeType, size: file.size }))
     }
   }
-  return { version: catalog.version, files, roots, dynamicRoots, folders, sorted: new Map(), nestedRequirements: unionsOf(entries) }
+  return { version: catalog.version, files, roots, dynamicRoots, folders, sorted: new Map(), nestedRequirements: unionsOf(entries), prefixes: prefixRequirements(entries, roots) }
 }
 
 /** Each catalogue's lookups, for its current version (the handlers and `nestedGuards` read the same). */
@@ -301,27 +325,24 @@ function dynamicFiles (entry: SkillEntry, made: unknown): Map<string, { uri: str
   return out
 }
 
-function encodeCursor (lastUri: string): string {
-  return Buffer.from('d:' + lastUri, 'utf8').toString('base64url')
-}
-
-/** The last child URI a cursor names, when it is a cursor made for `folder`; else -32602. */
-function decodeCursor (cursor: unknown, folder: string): string {
-  if (typeof cursor === 'string' && cursor.length <= MAX_CURSOR_LENGTH) {
-    const text = Buffer.from(cursor, 'base64url').toString('utf8')
-    const last = text.slice(2)
-    if (text.startsWith('d:') && last.startsWith(folder + '/') && encodeCursor(last) === cursor) return last
-  }
+/** The last child URI a cursor names, when `cursors` issued it for `folder`; else -32602. */
+function openCursor (cursors: DirectoryCursors, cursor: unknown, folder: string): string {
+  const last = cursors.open(cursor, folder)
+  if (last !== undefined && last.startsWith(folder + '/')) return last
   throw new McpError(ErrorCode.InvalidParams, 'Invalid params: unknown cursor (start again without one)')
 }
 
-/** One page of a folder's children (URI order), after the cursor's child. */
-function pageOf (children: readonly Resource[], folder: string, cursor: unknown, pageSize: number | undefined): JsonObject {
-  const after = cursor === undefined ? undefined : decodeCursor(cursor, folder)
+/**
+ * One page of a folder's children (URI order), after the cursor's child. The
+ * next cursor is sealed: a filtered page may end at a child its caller does
+ * not see (lib/definitions/skill-directory-cursor.ts).
+ */
+function pageOf (cursors: DirectoryCursors, children: readonly Resource[], folder: string, cursor: unknown, pageSize: number | undefined): JsonObject {
+  const after = cursor === undefined ? undefined : openCursor(cursors, cursor, folder)
   const start = after === undefined ? 0 : firstNotBefore(children.length, (i) => (children[i] as Resource).uri <= after)
   if (pageSize === undefined || children.length - start <= pageSize) return { resources: start === 0 ? children : children.slice(start) }
   const page = children.slice(start, start + pageSize)
-  return { resources: page, nextCursor: encodeCursor((page[page.length - 1] as Resource).uri) }
+  return { resources: page, nextCursor: cursors.seal(folder, (page[page.length - 1] as Resource).uri) }
 }
 
 function notADirectory (uri: string): McpError {
@@ -343,9 +364,10 @@ const NO_RESOURCES = presetJson({ resources: Object.freeze([]) }, '{"resources":
  * and `readResource` / `listResources` serving the skills' files before the
  * module's own resources (`raw`), which keep their scopes and completers.
  * `scopes`: the composed module's table (the skills' requirements go before
- * those already there for the same handlers).
+ * those already there for the same handlers). `cursors`: what directory
+ * cursors are sealed with (by default a key of this process).
  */
-export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined, scopes?: ScopeTable): SkillHandlers {
+export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandlers, pageSize: number | undefined, scopes?: ScopeTable, cursors = new DirectoryCursors()): SkillHandlers {
   const current = (): Lookups => lookupsOf(catalog)
 
   function getSkill (params: JsonObject, ctx?: HandlerContext): unknown {
@@ -387,16 +409,23 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
    * What reading a URI (file or folder) a skill serves needs: the requirement
    * of the innermost skill whose folder holds it, fixed or dynamic, whoever
    * serves it (a dynamic skill's files inside a fixed skill nested in it need
-   * that skill's scopes too). None for a URI no skill serves.
+   * that skill's scopes too). None for a URI no skill serves. `asFolder`:
+   * the URI is read as a folder, which a fixed file may share its URI with
+   * (skill `a` listing a file `b` beside the skill `a/b`): the folder needs
+   * what its own innermost skill needs, never just the file's holder; a
+   * folder above skills what they all need (prefixRequirements).
    */
-  const requirementAt = (uri: unknown): Requirement | undefined => {
+  const requirementAt = (uri: unknown, asFolder: boolean): Requirement | undefined => {
     if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined
     const found = current()
-    const served = found.files.get(uri)?.holder ??
-      (found.folders.has(uri) || dynamicOwner(found, uri) !== undefined ? holderOf(found, uri) : undefined)
-    return served === undefined ? undefined : requirementOf(found, served)
+    const folder = found.folders.has(uri) || dynamicOwner(found, uri) !== undefined
+    const file = found.files.get(uri)?.holder
+    const served = file !== undefined && !(asFolder && folder) ? file : folder ? holderOf(found, uri) : undefined
+    if (served !== undefined) return requirementOf(found, served)
+    // A path prefix: reading it as a file finds nothing, for any caller.
+    return asFolder ? found.prefixes.get(uri) : undefined
   }
-  if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => requirementAt(params.uri), scopes.readResource)
+  if (scopes !== undefined) scopes.readResource = definedOrRaw((params) => requirementAt(params.uri, false), scopes.readResource)
   // The module's resource templates keep their completers on the handler that now serves them.
   const completers = previousRead === undefined ? undefined : (previousRead as { [COMPLETERS]?: unknown })[COMPLETERS]
   if (completers !== undefined) Object.defineProperty(readResource, COMPLETERS, { value: completers, enumerable: false })
@@ -422,7 +451,7 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
           if (!children.has(child.uri)) children.set(child.uri, child)
         }
         if (children.size === 0) throw notADirectory(uri)
-        return pageOf([...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1), uri, params.cursor, pageSize)
+        return pageOf(cursors, [...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1), uri, params.cursor, pageSize)
       }
       return isThenable(made) ? Promise.resolve(made).then(serve) : serve(made)
     }
@@ -436,10 +465,10 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
       sorted = Object.freeze([...children.values()].sort((a, b) => a.uri < b.uri ? -1 : 1))
       found.sorted.set(uri, sorted)
     }
-    return pageOf(sorted, uri, params.cursor, pageSize)
+    return pageOf(cursors, sorted, uri, params.cursor, pageSize)
   }
   if (scopes !== undefined) {
-    scopes.readResourceDirectory = definedOrRaw((params) => requirementAt(params.uri), scopes.readResourceDirectory)
+    scopes.readResourceDirectory = definedOrRaw((params) => requirementAt(params.uri, true), scopes.readResourceDirectory)
     scopes.getSkill = definedOrRaw((params) => {
       const entry = typeof params.uri === 'string' ? catalog.byKey(params.uri) : undefined
       return entry === undefined ? undefined : requirementOf(current(), entry)

@@ -25,7 +25,7 @@ import { Catalog } from './catalog.js'
 import { attachGroup, callerOrigin } from './groups.js'
 import { callback, checkDefinition, deepFreeze, isPlainObject, LISTED, SCOPES } from './plain.js'
 import { frontmatterProblem, parseFrontmatter, renderSkillMd, sameJson, type SkillFrontmatter, skillNameProblem } from './skill-frontmatter.js'
-import { digestOf, filePathProblem, findSkillFolders, MAX_SKILL_BYTES, MAX_SKILL_FILES, mimeTypeOf, readSkillDirectory, SKILL_MD, SkillFileProblem, toBuffer, uriSegment } from './skill-files.js'
+import { digestOf, filePathProblem, findSkillFolders, MAX_SKILL_BYTES, MAX_SKILL_PATH_LENGTH, MAX_SKILL_FILES, mimeTypeOf, readSkillDirectory, SKILL_MD, SkillFileProblem, toBuffer, uriSegment } from './skill-files.js'
 import { checkSkillNesting } from './skill-nesting.js'
 import { skillHandlers } from './skill-serving.js'
 import type { SkillDefinition, SkillEntry, SkillFile } from './skill-entry.js'
@@ -52,7 +52,6 @@ export interface DefinedSkills {
 export const SKILL_SCHEME = 'skill'
 /** Path segments: unreserved URI characters only (the first is the URI's authority). */
 const PATH_SEGMENT = /^[A-Za-z0-9._~-]+$/
-const MAX_PATH_LENGTH = 512
 
 const SKILL_FIELDS = {
   directory: LISTED,
@@ -64,7 +63,7 @@ const SKILL_FIELDS = {
 
 /** Why `path` cannot be a skill's path, or undefined. */
 function skillPathProblem (path: string): string | undefined {
-  if (path.length === 0 || path.length > MAX_PATH_LENGTH) return `must be 1 to ${MAX_PATH_LENGTH} characters`
+  if (path.length === 0 || path.length > MAX_SKILL_PATH_LENGTH) return `must be 1 to ${MAX_SKILL_PATH_LENGTH} characters`
   const segments = path.split('/')
   for (const segment of segments) {
     if (segment === '.' || segment === '..' || !PATH_SEGMENT.test(segment)) return 'must be "/"-separated segments of letters, digits, ".", "_", "~" and "-" (no "." or ".." segment)'
