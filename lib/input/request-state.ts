@@ -5,70 +5,47 @@
  * was issued to, and unreadable on the way: it carries the answers given in
  * earlier rounds, which are the caller's private data (issue 11).
  *
- * Token: base64url(iv[12] | AES-256-GCM ciphertext of the JSON payload | tag[16]).
- * The key is derived from each configured secret with HKDF-SHA256; the
- * additional authenticated data names this codec and the caller the state is
- * bound to, so a state replayed by another caller fails like a forged one.
- * The first secret seals; every secret opens, so a secret can be rotated.
+ * Token: the JSON payload sealed (lib/common/sealed-text.ts: AES-256-GCM
+ * under keys derived from the configured secrets, the first sealing, every
+ * one opening); the additional authenticated data names this codec and the
+ * caller the state is bound to, so a state replayed by another caller fails
+ * like a forged one.
  */
-import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto'
-import { DerivedKeys } from '../common/derived-keys.js'
+import { createHash } from 'node:crypto'
+import { SealedText } from '../common/sealed-text.js'
 import type { JsonObject } from '../protocol/jsonrpc.js'
 import { ErrorCode, McpError } from '../protocol/mcp-error.js'
 
 /** Separates these keys and tags from anything else the same secret might protect. */
 const DOMAIN = 'fastify-mcp-capabilities/request-state/v2'
-const IV_BYTES = 12
-const TAG_BYTES = 16
 
-function additionalData (binding: string): Buffer {
-  return Buffer.from(DOMAIN + '\n' + binding, 'utf8')
+function additionalData (binding: string): string {
+  return DOMAIN + '\n' + binding
 }
 
 export class RequestStateCodec {
-  readonly #keys: DerivedKeys
+  readonly #sealed: SealedText
 
   constructor (secrets: readonly Buffer[]) {
-    if (secrets.length === 0) throw new TypeError('RequestStateCodec needs at least one key')
-    this.#keys = new DerivedKeys(secrets, DOMAIN)
+    this.#sealed = new SealedText(secrets, DOMAIN)
   }
 
   /** Encrypts `payload` for the caller named by `binding` (any string; '' binds to nobody in particular). */
   seal (payload: JsonObject, binding = ''): string {
-    const iv = randomBytes(IV_BYTES)
-    const cipher = createCipheriv('aes-256-gcm', this.#keys.sealing, iv)
-    cipher.setAAD(additionalData(binding))
-    const sealed = Buffer.concat([iv, cipher.update(JSON.stringify(payload), 'utf8'), cipher.final(), cipher.getAuthTag()])
-    return sealed.toString('base64url')
+    return this.#sealed.seal(JSON.stringify(payload), additionalData(binding))
   }
 
   /** The payload of a token this endpoint sealed for `binding`, or undefined for anything else. */
   open (token: string, binding = ''): JsonObject | undefined {
-    const sealed = Buffer.from(token, 'base64url')
-    // base64url decoding skips foreign characters; re-encoding must give the same text back.
-    if (sealed.length < IV_BYTES + TAG_BYTES + 2 || sealed.toString('base64url') !== token) return undefined
-    const iv = sealed.subarray(0, IV_BYTES)
-    const tag = sealed.subarray(sealed.length - TAG_BYTES)
-    const body = sealed.subarray(IV_BYTES, sealed.length - TAG_BYTES)
-    const aad = additionalData(binding)
-    for (const key of this.#keys.all) {
-      let text: string
-      try {
-        const decipher = createDecipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES })
-        decipher.setAAD(aad)
-        decipher.setAuthTag(tag)
-        text = Buffer.concat([decipher.update(body), decipher.final()]).toString('utf8')
-      } catch {
-        continue // another key, or not ours
-      }
-      try {
-        const payload: unknown = JSON.parse(text)
-        return payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload as JsonObject : undefined
-      } catch {
-        return undefined
-      }
+    // no bound of its own: the request's body limit bounds the token
+    const text = this.#sealed.open(token, additionalData(binding), Infinity)
+    if (text === undefined) return undefined
+    try {
+      const payload: unknown = JSON.parse(text)
+      return payload !== null && typeof payload === 'object' && !Array.isArray(payload) ? payload as JsonObject : undefined
+    } catch {
+      return undefined
     }
-    return undefined
   }
 }
 
