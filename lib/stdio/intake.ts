@@ -101,11 +101,15 @@ export class Intake {
     }
   }
 
-  /** A request cancelled before it had a slot never starts (and, as for any cancelled request, is not answered). */
+  /**
+   * A request cancelled before it had a slot never starts (and, as for any
+   * cancelled request, is not answered). Every waiting request with that id
+   * goes: each was read before the cancellation, and a second one under an
+   * id in use would otherwise start after it.
+   */
   #dropCancelled (params: unknown): void {
     if (!isJsonObject(params) || !isRequestId(params.requestId)) return
     const id = params.requestId
-    const at = this.#waiting.findIndex(({ requestId }) => requestId === id)
-    if (at !== -1) this.#waiting.splice(at, 1)
+    if (this.#waiting.some(({ requestId }) => requestId === id)) this.#waiting = this.#waiting.filter(({ requestId }) => requestId !== id)
   }
 }
