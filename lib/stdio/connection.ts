@@ -129,11 +129,6 @@ export class StdioConnection {
     return this.#busy
   }
 
-  /** Resolves once fewer than `limit` messages are in flight. */
-  whenBelow (limit: number): Promise<void> {
-    return this.until(() => this.#busy < limit)
-  }
-
   /** Resolves once `condition` holds, checked now and whenever a message in flight ends. */
   until (condition: () => boolean): Promise<void> {
     if (condition()) return Promise.resolve()
@@ -154,17 +149,6 @@ export class StdioConnection {
   /** Sends one line to the endpoint; its answer is written when it comes. */
   receive (line: string, message: JsonObject | undefined = parseMessage(line)): void {
     this.#track(this.#handle(line, message))
-  }
-
-  /** Resolves once every request but open listen streams has been answered, or after `ms`. */
-  async drain (ms: number): Promise<void> {
-    if (this.#busy === 0 || ms === 0) return
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([
-      this.whenBelow(1),
-      new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })
-    ])
-    clearTimeout(timer)
   }
 
   /** Resolves once every call has ended (the app closing ends what is left). */
