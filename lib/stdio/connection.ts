@@ -38,7 +38,8 @@ export interface ConnectionSettings {
 
 interface InFlightRequest {
   call: EndpointCall
-  readonly listen: boolean
+  /** Whether it still counts against `maxInFlight`: until answered; a `subscriptions/listen` request until its stream opened. */
+  counted: boolean
 }
 
 /** Bounds on the annotation lookup a modern `tools/call` may need (`Mcp-Param-*`). */
@@ -99,7 +100,11 @@ export class StdioConnection {
   #legacySession: string | undefined
   readonly #requests = new Map<string, InFlightRequest>()
   readonly #running = new Set<Promise<void>>()
-  /** Messages in flight (requests, notifications, answers to the server's questions), `subscriptions/listen` streams not counted. */
+  /**
+   * Messages in flight (requests, notifications, answers to the server's
+   * questions, refusals being written); a `subscriptions/listen` request
+   * until its stream opened (its first message written), the open stream not.
+   */
   #busy = 0
   #waiters: Array<() => void> = []
   #onRelease: (() => void) | undefined
@@ -124,11 +129,6 @@ export class StdioConnection {
     return this.#busy
   }
 
-  /** Resolves once fewer than `limit` messages are in flight. */
-  whenBelow (limit: number): Promise<void> {
-    return this.until(() => this.#busy < limit)
-  }
-
   /** Resolves once `condition` holds, checked now and whenever a message in flight ends. */
   until (condition: () => boolean): Promise<void> {
     if (condition()) return Promise.resolve()
@@ -149,17 +149,6 @@ export class StdioConnection {
   /** Sends one line to the endpoint; its answer is written when it comes. */
   receive (line: string, message: JsonObject | undefined = parseMessage(line)): void {
     this.#track(this.#handle(line, message))
-  }
-
-  /** Resolves once every request but open listen streams has been answered, or after `ms`. */
-  async drain (ms: number): Promise<void> {
-    if (this.#busy === 0 || ms === 0) return
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([
-      this.whenBelow(1),
-      new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })
-    ])
-    clearTimeout(timer)
   }
 
   /** Resolves once every call has ended (the app closing ends what is left). */
@@ -252,25 +241,39 @@ export class StdioConnection {
     }
     const modern = modernVersionOf(message) !== undefined
     const refusal = this.#eraRefusal(method, modern)
-    if (refusal !== undefined) {
-      await this.#settings.writer.send(errorLine(id, ErrorCode.InvalidRequest, refusal))
-      return
-    }
+    if (refusal !== undefined) return this.#refuse(errorLine(id, ErrorCode.InvalidRequest, refusal))
     const key = keyOf(id)
-    if (this.#requests.has(key)) {
-      await this.#settings.writer.send(errorLine(id, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(id)} is already used by a request in flight`))
-      return
-    }
-    const listen = method === 'subscriptions/listen'
-    const request: InFlightRequest = { call: new EndpointCall(), listen }
+    if (this.#requests.has(key)) return this.#refuse(errorLine(id, ErrorCode.InvalidRequest, `Invalid Request: id ${JSON.stringify(id)} is already used by a request in flight`))
+    const request: InFlightRequest = { call: new EndpointCall(), counted: true }
     this.#requests.set(key, request)
-    if (!listen) this.#busy++
+    this.#busy++
     try {
       await this.#request(line, message, id, method, modern, request)
     } finally {
       this.#requests.delete(key)
-      if (!listen) this.#release()
+      this.#uncount(request)
     }
+  }
+
+  /**
+   * Writes the refusal of a request the endpoint never sees, counted while
+   * the output makes it wait, as an answer is: a host that reads nothing
+   * would otherwise have every refused line's answer pile up in the output.
+   */
+  async #refuse (answer: string): Promise<void> {
+    this.#busy++
+    try {
+      await this.#settings.writer.send(answer)
+    } finally {
+      this.#release()
+    }
+  }
+
+  /** `request` stops counting against `maxInFlight` (answered, or its listen stream opened), once. */
+  #uncount (request: InFlightRequest): void {
+    if (!request.counted) return
+    request.counted = false
+    this.#release()
   }
 
   #release (): void {
@@ -295,6 +298,8 @@ export class StdioConnection {
   async #request (line: string, message: JsonObject, id: RequestId, method: string, modern: boolean, request: InFlightRequest): Promise<void> {
     const { writer } = this.#settings
     const toolCall = modern && method === 'tools/call'
+    // Counted until its stream opened (its acknowledgement written): a flood of them waits like any request, an open stream does not.
+    const listen = method === 'subscriptions/listen'
     let headers = this.#headersFor(message)
     if (toolCall) headers = withParams(headers, await this.#paramHeaders(message, false))
     let answered = false
@@ -306,6 +311,7 @@ export class StdioConnection {
         // Notifications (the bulk of a stream) go out as the endpoint wrote them; anything else is looked at.
         if (json.startsWith(NOTIFICATION_PREFIX)) {
           await writer.send(json)
+          if (listen) this.#uncount(request)
           continue
         }
         if (resultPrefix !== undefined && json.startsWith(resultPrefix)) {

@@ -82,12 +82,19 @@ export class Intake {
   }
 
   /**
-   * Resolves once every line taken has gone to the endpoint: when stdin
-   * ends, `drainMs` starts after that, as it did when those lines were
-   * still unread behind a pause.
+   * Resolves once every line taken has been answered (those waiting go as
+   * slots free up), or after `ms`: when stdin ends, `drainMs` covers the
+   * waiting lines too, so a handler that never ends cannot keep the
+   * connection open past it.
    */
-  allAdmitted (): Promise<void> {
-    return this.#connection.until(() => this.#waiting.length === 0)
+  async drain (ms: number): Promise<void> {
+    if (ms === 0) return
+    let timer: NodeJS.Timeout | undefined
+    await Promise.race([
+      this.#connection.until(() => this.#waiting.length === 0 && this.#connection.busy === 0),
+      new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })
+    ])
+    clearTimeout(timer)
   }
 
   /** Forgets what is waiting: the connection is closing and takes nothing new. */
@@ -101,11 +108,15 @@ export class Intake {
     }
   }
 
-  /** A request cancelled before it had a slot never starts (and, as for any cancelled request, is not answered). */
+  /**
+   * A request cancelled before it had a slot never starts (and, as for any
+   * cancelled request, is not answered). Every waiting request with that id
+   * goes: each was read before the cancellation, and a second one under an
+   * id in use would otherwise start after it.
+   */
   #dropCancelled (params: unknown): void {
     if (!isJsonObject(params) || !isRequestId(params.requestId)) return
     const id = params.requestId
-    const at = this.#waiting.findIndex(({ requestId }) => requestId === id)
-    if (at !== -1) this.#waiting.splice(at, 1)
+    if (this.#waiting.some(({ requestId }) => requestId === id)) this.#waiting = this.#waiting.filter(({ requestId }) => requestId !== id)
   }
 }

@@ -5,7 +5,8 @@
  * so tools, hooks, authorization, limits, telemetry and logging are written
  * once and behave the same; stdout carries the answers and nothing else.
  *
- * Lifecycle: when stdin ends, requests in flight get `drainMs` to be
+ * Lifecycle: when stdin ends, requests in flight (and those read but
+ * still waiting for a slot, lib/stdio/intake.ts) get `drainMs` to be
  * answered, then the app closes (its `onClose` hooks run; the endpoint
  * cancels what is left and ends listen streams) and the transport lets go
  * of stdin and stdout, so the process exits once nothing else holds it.
@@ -108,7 +109,7 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
       log.info({ reason }, 'MCP stdio connection closing')
       // The reading loop ends; a paused stdin would keep the process alive.
       if (!input.destroyed) input.destroy()
-      await connection.drain(drainMs)
+      await intake.drain(drainMs)
       // Requests still waiting for a slot are dropped with the calls in flight: the app is about to close.
       intake.discard()
       try {
@@ -142,7 +143,6 @@ export async function serveStdio (app: FastifyInstance, options: StdioOptions = 
       intake.take(line)
       if (intake.full) await intake.room()
     }
-    await intake.allAdmitted()
   }
 
   const reading = read().then(

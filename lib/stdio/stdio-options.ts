@@ -37,8 +37,9 @@ export interface StdioOptions {
    */
   maxInFlight?: number
   /**
-   * Milliseconds requests in flight may still be answered after stdin ends,
-   * before the app is closed (which cancels what is left); default 1000.
+   * Milliseconds requests in flight (and those waiting for a slot) may
+   * still be answered after stdin ends, before the app is closed (which
+   * cancels what is left); default 1000.
    */
   drainMs?: number
   /**
