@@ -136,6 +136,17 @@ function fileResult (file: SkillFile): object {
 }
 
 /** Text when the bytes are UTF-8 (a client encodes the text back to the very bytes digested), else base64. */
+/**
+ * A file read made by a dynamic skill's `content(ctx)`, which may differ from
+ * caller to caller: in the modern era `cacheScope: "private"` whatever the
+ * configured hints say (a shared cache must not hand one caller's files to
+ * another); `ttlMs` stays the configured one. (Folder reads carry no cache
+ * hints: `resources/directory/read` is not cacheable, lib/protocol/methods.ts.)
+ */
+function perCaller<R extends object> (result: R, ctx: HandlerContext | undefined): R {
+  return ctx?.era === 'modern' ? { ...result, cacheScope: 'private' } : result
+}
+
 function contentsOf (uri: string, mimeType: string, bytes: Buffer): object {
   const content = !BINARY.test(mimeType) && isUtf8(bytes)
     ? { uri, mimeType, text: bytes.toString('utf8') }
@@ -390,7 +401,7 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
     const made = (entry.dynamic as NonNullable<SkillEntry['dynamic']>).content(ctx)
     const serve = (value: unknown): object => {
       for (const file of dynamicFiles(entry, value).values()) {
-        if (file.uri === uri) return contentsOf(uri, file.mimeType, file.bytes)
+        if (file.uri === uri) return perCaller(contentsOf(uri, file.mimeType, file.bytes), ctx)
       }
       throw resourceNotFound(uri)
     }
