@@ -17,6 +17,7 @@ export interface OverlongLine {
 /** What the head of a refused line keeps: enough for `"jsonrpc"`, `"method"` and `"id"` in any order. */
 const HEAD_BYTES = 512
 const NEWLINE = 0x0a
+const CR = 0x0d
 
 function text (chunks: Buffer[]): string {
   const line = (chunks.length === 1 ? chunks[0] as Buffer : Buffer.concat(chunks)).toString('utf8')
@@ -37,7 +38,9 @@ export async function * readLines (input: Readable, maxBytes: number): AsyncGene
       const stop = end === -1 ? bytes.length : end
       if (skipping === undefined) {
         const piece = bytes.subarray(start, stop)
-        if (held + piece.length > maxBytes) {
+        // A CRLF host's line may hold maxBytes before its `\r` (dropped with the newline): the CR is not the message's.
+        const limit = piece.length > 0 && piece[piece.length - 1] === CR ? maxBytes + 1 : maxBytes
+        if (held + piece.length > limit) {
           // Keep only the head (a copy: the chunk it came from is released).
           skipping = Buffer.from(Buffer.concat([...chunks, piece]).subarray(0, HEAD_BYTES))
           chunks = []
