@@ -45,6 +45,8 @@ interface InFlightRequest {
 /** Bounds on the annotation lookup a modern `tools/call` may need (`Mcp-Param-*`). */
 const MAX_TOOL_PAGES = 100
 const HEADER_MISMATCH = -32020
+/** How long ending the session a client's second `initialize` replaced (its DELETE) may take. */
+const SESSION_END_MS = 1_000
 /** Distinct modern header sets kept (one per method and tool or prompt name): past it the set starts again. */
 const MAX_HEADER_SETS = 256
 
@@ -167,7 +169,12 @@ export class StdioConnection {
     const session = this.#legacySession
     if (session === undefined) return
     this.#legacySession = undefined
-    const { 'content-type': _none, ...headers } = this.#headersFor(undefined)
+    await this.#deleteSession(session, ms)
+  }
+
+  /** Ends `session` at the endpoint (DELETE), waiting `ms` at most. */
+  async #deleteSession (session: string, ms: number): Promise<void> {
+    const { 'content-type': _none, 'mcp-session-id': _current, ...headers } = this.#headersFor(undefined)
     const call = new EndpointCall()
     let timer: NodeJS.Timeout | undefined
     const ending = (async () => {
@@ -337,10 +344,16 @@ export class StdioConnection {
           break
         }
         answered = true
+        const previous = this.#legacySession
         const initialized = isJsonObject(answer.result) && this.#decideEra(answer.result, method, modern, request.call.headers['mcp-session-id'])
         await writer.send(idless ? JSON.stringify(answer) : json)
         if (initialized) {
-          const stream = this.#stream.start(this.#headersFor(undefined))
+          // A client that initializes again gets a new session: the old one can no longer be named by it, so it
+          // ends (its subscriptions and stream with it), and the stream is opened again for the new one, which
+          // its later subscriptions belong to.
+          const renewed = previous !== undefined && previous !== this.#legacySession
+          if (renewed) this.#track(this.#deleteSession(previous, SESSION_END_MS))
+          const stream = renewed ? this.#stream.restart(this.#headersFor(undefined)) : this.#stream.start(this.#headersFor(undefined))
           if (stream !== undefined) this.#track(stream)
         }
       }

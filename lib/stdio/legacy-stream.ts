@@ -40,6 +40,13 @@ export class LegacyStream {
     this.#call?.cancel()
   }
 
+  /** Closes the stream open now and opens it again with `headers` (another session's); resolves as `start`. */
+  restart (headers: Record<string, string>): Promise<void> | undefined {
+    this.stop()
+    this.#call = undefined
+    return this.start(headers)
+  }
+
   async #forward (call: EndpointCall, headers: Record<string, string>): Promise<void> {
     const { 'content-type': _none, ...get } = headers
     for await (const json of call.send(this.#target, 'GET', get)) {
