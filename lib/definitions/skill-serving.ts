@@ -130,12 +130,12 @@ function fileResult (file: SkillFile): object {
   let result = readResults.get(file)
   if (result === undefined) {
     result = contentsOf(file.uri, file.mimeType, file.bytes)
+    presetJson(result, JSON.stringify(result))
     readResults.set(file, result)
   }
   return result
 }
 
-/** Text when the bytes are UTF-8 (a client encodes the text back to the very bytes digested), else base64. */
 /**
  * A file read made by a dynamic skill's `content(ctx)`, which may differ from
  * caller to caller: in the modern era `cacheScope: "private"` whatever the
@@ -147,13 +147,16 @@ function perCaller<R extends object> (result: R, ctx: HandlerContext | undefined
   return ctx?.era === 'modern' ? { ...result, cacheScope: 'private' } : result
 }
 
-function contentsOf (uri: string, mimeType: string, bytes: Buffer): object {
+/**
+ * A file's `resources/read` result, frozen: text when the bytes are UTF-8 (a
+ * client encodes the text back to the very bytes digested), else base64.
+ */
+function contentsOf (uri: string, mimeType: string, bytes: Buffer): { readonly contents: readonly object[] } {
   const content = !BINARY.test(mimeType) && isUtf8(bytes)
     ? { uri, mimeType, text: bytes.toString('utf8') }
     : { uri, mimeType, blob: bytes.toString('base64') }
   Object.freeze(content)
-  const contents = Object.freeze([content])
-  return presetJson({ contents }, JSON.stringify({ contents }))
+  return Object.freeze({ contents: Object.freeze([content]) })
 }
 
 function lastSegment (uri: string): string {
@@ -429,9 +432,11 @@ export function skillHandlers (catalog: Catalog<SkillEntry>, raw: RawSkillHandle
   const requirementAt = (uri: unknown, asFolder: boolean): Requirement | undefined => {
     if (typeof uri !== 'string' || uri.length > MAX_URI_LENGTH) return undefined
     const found = current()
-    const folder = found.folders.has(uri) || dynamicOwner(found, uri) !== undefined
     const file = found.files.get(uri)?.holder
-    const served = file !== undefined && !(asFolder && folder) ? file : folder ? holderOf(found, uri) : undefined
+    // A file read (the common case) needs no folder lookup.
+    if (file !== undefined && !asFolder) return requirementOf(found, file)
+    const folder = found.folders.has(uri) || dynamicOwner(found, uri) !== undefined
+    const served = folder ? holderOf(found, uri) : file
     if (served !== undefined) return requirementOf(found, served)
     // A path prefix: reading it as a file finds nothing, for any caller.
     return asFolder ? found.prefixes.get(uri) : undefined
