@@ -28,6 +28,16 @@ export const MAX_FILE_PATH_LENGTH = 1024
  * code unit takes at most nine characters (three UTF-8 bytes as `%XX`).
  */
 export const MAX_SKILL_URI_LENGTH = 'skill://'.length + MAX_SKILL_PATH_LENGTH + 1 + 9 * MAX_FILE_PATH_LENGTH
+/** What `find` answers for the nearest of the folders enclosing `uri` (up to, not including, the scheme's `scheme://`) that it knows. */
+export function nearestAbove<T> (uri: string, find: (folder: string) => T | undefined): T | undefined {
+  const top = uri.indexOf('://') + 2
+  for (let cut = uri.lastIndexOf('/'); cut > top; cut = uri.lastIndexOf('/', cut - 1)) {
+    const found = find(uri.slice(0, cut))
+    if (found !== undefined) return found
+  }
+  return undefined
+}
+
 /** Folder depth read below a skill's root (or a folder of skills). */
 const MAX_DEPTH = 32
 

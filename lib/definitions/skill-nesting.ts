@@ -12,6 +12,7 @@
 import { FST_MCP_INVALID_SKILL } from '../errors.js'
 import type { Catalog } from './catalog.js'
 import type { SkillEntry } from './skill-entry.js'
+import { nearestAbove } from './skill-files.js'
 
 /**
  * Throws FST_MCP_INVALID_SKILL, naming both skills, when a fixed skill of
@@ -26,14 +27,12 @@ export function checkSkillNesting (catalog: Catalog<SkillEntry>, changed?: Skill
   for (const entry of entries) {
     if (entry.files === undefined) continue
     for (const file of entry.files.values()) {
-      // The folders between the file and its skill's root (a dynamic skill enclosing the whole skill is fine).
-      for (let cut = file.uri.lastIndexOf('/'); cut > entry.root.length; cut = file.uri.lastIndexOf('/', cut - 1)) {
-        const dynamic = dynamicRoots.get(file.uri.slice(0, cut))
-        if (dynamic === undefined) continue
-        throw new FST_MCP_INVALID_SKILL(entry.name, file.path,
-          `the file lies in the folder of the dynamic skill "${dynamic.name}" (${dynamic.origin}), whose files its content(ctx) makes per request; ` +
-          'a fixed skill may enclose a dynamic one but not hold files in its folder (leave them out, or make them in content(ctx))')
-      }
+      // Only the folders between the file and its skill's root (a dynamic skill enclosing the whole skill is fine).
+      const dynamic = nearestAbove(file.uri, (folder) => folder.length > entry.root.length ? dynamicRoots.get(folder) : undefined)
+      if (dynamic === undefined) continue
+      throw new FST_MCP_INVALID_SKILL(entry.name, file.path,
+        `the file lies in the folder of the dynamic skill "${dynamic.name}" (${dynamic.origin}), whose files its content(ctx) makes per request; ` +
+        'a fixed skill may enclose a dynamic one but not hold files in its folder (leave them out, or make them in content(ctx))')
     }
   }
 }

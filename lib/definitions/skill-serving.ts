@@ -26,7 +26,7 @@ import { serveList, type RawList } from './listing.js'
 import { isPlainObject } from './plain.js'
 import { definedOrRaw, type ScopeTable } from './required-scopes.js'
 import { renderSkillMd } from './skill-frontmatter.js'
-import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, MAX_SKILL_URI_LENGTH, mimeTypeOf, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
+import { DIRECTORY_MIME_TYPE, filePathProblem, MAX_SKILL_BYTES, MAX_SKILL_FILES, MAX_SKILL_URI_LENGTH, mimeTypeOf, nearestAbove, SKILL_MD, toBuffer, uriSegment } from './skill-files.js'
 import type { DynamicSkillContent, SkillEntry, SkillFile } from './skill-entry.js'
 
 type AnyHandler = (params: any, ctx: HandlerContext) => unknown
@@ -302,16 +302,6 @@ function holderOf (lookups: Lookups, uri: string): SkillEntry | undefined {
 function dynamicOwner (lookups: Lookups, uri: string): SkillEntry | undefined {
   if (lookups.dynamicRoots.size === 0) return undefined
   return lookups.dynamicRoots.get(uri) ?? nearestAbove(uri, (folder) => lookups.dynamicRoots.get(folder))
-}
-
-/** What `find` answers for the nearest of the folders enclosing `uri` (up to, not including, the scheme's `scheme://`) that it knows. */
-function nearestAbove<T> (uri: string, find: (folder: string) => T | undefined): T | undefined {
-  const top = uri.indexOf('://') + 2
-  for (let cut = uri.lastIndexOf('/'); cut > top; cut = uri.lastIndexOf('/', cut - 1)) {
-    const found = find(uri.slice(0, cut))
-    if (found !== undefined) return found
-  }
-  return undefined
 }
 
 /** A dynamic skill's files for this request: SKILL.md rendered from the fixed frontmatter, the rest as made. */
