@@ -19,3 +19,13 @@ export async function boundedWait<T> (work: Promise<T>, limitMs: number): Promis
     clearTimeout(timer)
   }
 }
+
+/** Settles once `work` does, or resolves once `limitMs` passed without it (the caller goes on); the timer never outlives it. */
+export async function waitAtMost (work: Promise<unknown>, limitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined
+  try {
+    await Promise.race([work, new Promise<void>((resolve) => { timer = setTimeout(resolve, limitMs) })])
+  } finally {
+    clearTimeout(timer)
+  }
+}

@@ -27,6 +27,7 @@
 import { Cluster, type ClusterNode, type ClusterOptions, Redis, type RedisOptions } from 'ioredis'
 import { array, check, custom, group, integer, maybe } from '../check/option-spec.js'
 import { FST_MCP_INVALID_OPTION } from '../errors.js'
+import { waitAtMost } from '../common/timers.js'
 
 export const DEFAULT_KEY_PREFIX = 'mcp:'
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000
@@ -482,12 +483,7 @@ async function quit (client: RedisClient): Promise<void> {
     client.disconnect()
     return
   }
-  let timer: NodeJS.Timeout | undefined
-  await Promise.race([
-    client.quit().catch(() => {}),
-    new Promise<void>((resolve) => { timer = setTimeout(resolve, QUIT_TIMEOUT_MS) })
-  ])
-  clearTimeout(timer)
+  await waitAtMost(client.quit().catch(() => {}), QUIT_TIMEOUT_MS)
   if ((client.status as string) !== 'end') client.disconnect()
 }
 

@@ -19,6 +19,7 @@
  * by the endpoint itself) and nothing more is written for it.
  */
 import type { FastifyBaseLogger } from 'fastify'
+import { waitAtMost } from '../common/timers.js'
 import { deriveParamHeaders, type ParamHeader } from '../endpoint/param-headers.js'
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { ErrorCode } from '../protocol/mcp-error.js'
@@ -176,14 +177,12 @@ export class StdioConnection {
   async #deleteSession (session: string, ms: number): Promise<void> {
     const { 'content-type': _none, 'mcp-session-id': _current, ...headers } = this.#headersFor(undefined)
     const call = new EndpointCall()
-    let timer: NodeJS.Timeout | undefined
     const ending = (async () => {
       for await (const json of call.send(this.#settings.target, 'DELETE', { ...headers, 'mcp-session-id': session })) {
         this.#settings.log.warn({ status: call.status, body: json.slice(0, 200) }, 'MCP stdio: the endpoint did not end the legacy session')
       }
     })()
-    await Promise.race([ending, new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })])
-    clearTimeout(timer)
+    await waitAtMost(ending, ms)
     call.cancel()
     await ending
   }
@@ -353,7 +352,8 @@ export class StdioConnection {
           // its later subscriptions belong to.
           const renewed = previous !== undefined && previous !== this.#legacySession
           if (renewed) this.#track(this.#deleteSession(previous, SESSION_END_MS))
-          const stream = renewed ? this.#stream.restart(this.#headersFor(undefined)) : this.#stream.start(this.#headersFor(undefined))
+          const streamHeaders = this.#headersFor(undefined)
+          const stream = renewed ? this.#stream.restart(streamHeaders) : this.#stream.start(streamHeaders)
           if (stream !== undefined) this.#track(stream)
         }
       }

@@ -15,6 +15,7 @@
  * that reading pauses as before, so a flood of bogus answers costs no more
  * than a flood of requests.
  */
+import { waitAtMost } from '../common/timers.js'
 import { isJsonObject, isRequestId, type JsonObject, type RequestId } from '../protocol/jsonrpc.js'
 import { isResponse, parseMessage, type StdioConnection } from './connection.js'
 
@@ -89,12 +90,7 @@ export class Intake {
    */
   async drain (ms: number): Promise<void> {
     if (ms === 0) return
-    let timer: NodeJS.Timeout | undefined
-    await Promise.race([
-      this.#connection.until(() => this.#waiting.length === 0 && this.#connection.busy === 0),
-      new Promise<void>((resolve) => { timer = setTimeout(resolve, ms) })
-    ])
-    clearTimeout(timer)
+    await waitAtMost(this.#connection.until(() => this.#waiting.length === 0 && this.#connection.busy === 0), ms)
   }
 
   /** Forgets what is waiting: the connection is closing and takes nothing new. */
